@@ -1,0 +1,3 @@
+module github.com/heapscope/heapscope
+
+go 1.24

@@ -1,0 +1,380 @@
+package heap
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// maxWarnings is how many warnings a Graph keeps word for word; beyond
+// it, warnings are counted and summarized in one last warning.
+const maxWarnings = 200
+
+// Targets says how a [Builder]'s edges name their targets.
+type Targets uint8
+
+const (
+	// ByAddress: edge targets are runtime addresses, resolved when the
+	// graph is built; edges to unknown addresses are dropped with a warning.
+	ByAddress Targets = iota
+	// ByID: edge targets are ObjectIDs the reader already knows.
+	ByID
+)
+
+// Builder assembles a [Graph]. Readers add objects in order, then edges
+// grouped by source in nondecreasing source order (an edge whose source
+// comes earlier than the previous edge's is accepted too, at some cost).
+// A Builder is not safe for concurrent use.
+type Builder struct {
+	targets Targets
+
+	addr      []uint64
+	typ       []TypeID
+	size      []uint64
+	edgeStart []uint32 // filled up to cur+1
+	cur       int      // source of the last in-order edge
+	tgt       []uint64
+	lab       []Label
+
+	late []lateEdge // edges whose source came out of order
+
+	typeNames []StringID
+	typeIndex map[string]TypeID
+	strs      []string
+	strIndex  map[string]StringID
+
+	roots     []pendingRoot
+	refcnt    []uint32
+	flags     []Flags
+	valObj    []ObjectID
+	valStr    []string
+	digObj    []ObjectID
+	digVal    []uint64
+	meta      Meta
+	warnings  []Warning
+	nwarnings int
+	err       error
+}
+
+type lateEdge struct {
+	from ObjectID
+	to   uint64
+	l    Label
+}
+
+type pendingRoot struct {
+	kind   RootKind
+	target uint64 // an address or an ObjectID, as the builder's Targets says
+	name   StringID
+}
+
+// NewBuilder returns a Builder whose edges and roots name their targets
+// as t says.
+func NewBuilder(t Targets) *Builder {
+	return &Builder{
+		targets:   t,
+		edgeStart: []uint32{0},
+		typeIndex: map[string]TypeID{},
+		strs:      []string{""},
+		strIndex:  map[string]StringID{"": 0},
+	}
+}
+
+// Grow preallocates room for n more objects and m more edges.
+func (b *Builder) Grow(n, m int) {
+	if n > 0 {
+		b.addr = growTo(b.addr, n)
+		b.typ = growTo(b.typ, n)
+		b.size = growTo(b.size, n)
+	}
+	if m > 0 {
+		b.tgt = growTo(b.tgt, m)
+		b.lab = growTo(b.lab, m)
+	}
+}
+
+func growTo[T any](s []T, more int) []T {
+	if cap(s)-len(s) >= more {
+		return s
+	}
+	n := make([]T, len(s), len(s)+more)
+	copy(n, s)
+	return n
+}
+
+// String interns s and returns its ID.
+func (b *Builder) String(s string) StringID {
+	if id, ok := b.strIndex[s]; ok {
+		return id
+	}
+	id := StringID(len(b.strs))
+	if id > labelValue && b.err == nil {
+		b.err = errors.New("heap: more than 2^29 distinct strings")
+	}
+	b.strs = append(b.strs, s)
+	b.strIndex[s] = id
+	return id
+}
+
+// Type interns a type by name and returns its ID.
+func (b *Builder) Type(name string) TypeID {
+	if id, ok := b.typeIndex[name]; ok {
+		return id
+	}
+	id := TypeID(len(b.typeNames))
+	b.typeNames = append(b.typeNames, b.String(name))
+	b.typeIndex[name] = id
+	return id
+}
+
+// NumObjects returns the number of objects added so far.
+func (b *Builder) NumObjects() int { return len(b.typ) }
+
+// Object adds an object and returns its ID. addr is the runtime's identity
+// of the object (address or stable id).
+func (b *Builder) Object(addr uint64, t TypeID, size uint64) ObjectID {
+	id := ObjectID(len(b.typ))
+	if id == None-1 && b.err == nil {
+		b.err = errors.New("heap: too many objects")
+	}
+	b.addr = append(b.addr, addr)
+	b.typ = append(b.typ, t)
+	b.size = append(b.size, size)
+	return id
+}
+
+// Edge adds an edge from object from to target to (an address or an
+// ObjectID, as the builder's [Targets] says).
+func (b *Builder) Edge(from ObjectID, to uint64, l Label) {
+	if int(from) < b.cur {
+		b.late = append(b.late, lateEdge{from, to, l})
+		return
+	}
+	if len(b.tgt) >= 1<<32-1 {
+		if b.err == nil {
+			b.err = errors.New("heap: more than 2^32-1 edges")
+		}
+		return
+	}
+	for b.cur < int(from) {
+		b.edgeStart = append(b.edgeStart, uint32(len(b.tgt)))
+		b.cur++
+	}
+	b.tgt = append(b.tgt, to)
+	b.lab = append(b.lab, l)
+}
+
+// Root marks target (an address or an ObjectID, as the builder's
+// [Targets] says) as a root of the given kind.
+func (b *Builder) Root(kind RootKind, target uint64, name StringID) {
+	b.roots = append(b.roots, pendingRoot{kind, target, name})
+}
+
+// SetRefcount records the runtime's reference count of id.
+func (b *Builder) SetRefcount(id ObjectID, n uint32) {
+	if b.refcnt == nil {
+		b.refcnt = make([]uint32, len(b.typ), cap(b.typ))
+	}
+	for len(b.refcnt) <= int(id) {
+		b.refcnt = append(b.refcnt, 0)
+	}
+	b.refcnt[id] = n
+}
+
+// SetFlags records the flags of id.
+func (b *Builder) SetFlags(id ObjectID, f Flags) {
+	if b.flags == nil {
+		b.flags = make([]Flags, len(b.typ), cap(b.typ))
+	}
+	for len(b.flags) <= int(id) {
+		b.flags = append(b.flags, 0)
+	}
+	b.flags[id] = f
+}
+
+// SetValue records a short value label for id.
+func (b *Builder) SetValue(id ObjectID, v string) {
+	b.valObj = append(b.valObj, id)
+	b.valStr = append(b.valStr, v)
+}
+
+// SetDigest records a hash of id's whole content (see [Graph.Digest]).
+func (b *Builder) SetDigest(id ObjectID, d uint64) {
+	b.digObj = append(b.digObj, id)
+	b.digVal = append(b.digVal, d)
+}
+
+// SetMeta records where the snapshot came from.
+func (b *Builder) SetMeta(m Meta) { b.meta = m }
+
+// Warn records a problem that did not stop reading; offset is the byte
+// offset in the input, or -1.
+func (b *Builder) Warn(offset int64, format string, args ...any) {
+	b.nwarnings++
+	if len(b.warnings) < maxWarnings {
+		b.warnings = append(b.warnings, Warning{offset, fmt.Sprintf(format, args...)})
+	}
+}
+
+// Build resolves edge targets and returns the finished Graph. The Builder
+// must not be used afterwards.
+func (b *Builder) Build() (*Graph, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
+	n := len(b.typ)
+	for len(b.edgeStart) < n+1 {
+		b.edgeStart = append(b.edgeStart, uint32(len(b.tgt)))
+	}
+	if b.cur >= n && len(b.tgt) > 0 {
+		return nil, fmt.Errorf("heap: edge from object %d, but only %d objects", b.cur, n)
+	}
+	for _, e := range b.late {
+		if int(e.from) >= n {
+			return nil, fmt.Errorf("heap: edge from object %d, but only %d objects", e.from, n)
+		}
+	}
+
+	var idx *AddrIndex
+	if b.targets == ByAddress {
+		idx = NewAddrIndex(b.addr)
+		if d := idx.Duplicates(); d > 0 {
+			b.Warn(-1, "%d objects share an address with an earlier object; references go to the first", d)
+		}
+	}
+	var dangling int
+	var firstDangling uint64
+	resolve := func(to uint64) (ObjectID, bool) {
+		if idx != nil {
+			id, ok := idx.Lookup(to)
+			if !ok {
+				if dangling == 0 {
+					firstDangling = to
+				}
+				dangling++
+			}
+			return id, ok
+		}
+		if to >= uint64(n) {
+			if dangling == 0 {
+				firstDangling = to
+			}
+			dangling++
+			return None, false
+		}
+		return ObjectID(to), true
+	}
+
+	edges := make([]Edge, 0, len(b.tgt)+len(b.late))
+	start := b.edgeStart
+	if len(b.late) > 0 {
+		sort.SliceStable(b.late, func(i, j int) bool { return b.late[i].from < b.late[j].from })
+	}
+	li := 0
+	newStart := make([]uint32, n+1)
+	for src := 0; src < n; src++ {
+		newStart[src] = uint32(len(edges))
+		for k := start[src]; k < start[src+1]; k++ {
+			if id, ok := resolve(b.tgt[k]); ok {
+				edges = append(edges, Edge{id, b.lab[k]})
+			}
+		}
+		for li < len(b.late) && int(b.late[li].from) == src {
+			if id, ok := resolve(b.late[li].to); ok {
+				edges = append(edges, Edge{id, b.late[li].l})
+			}
+			li++
+		}
+	}
+	newStart[n] = uint32(len(edges))
+	b.tgt, b.lab, b.late = nil, nil, nil
+	if dangling > 0 {
+		b.Warn(-1, "%d references point to no object in the snapshot (first: %#x); they were dropped", dangling, firstDangling)
+	}
+
+	roots := make([]Root, 0, len(b.roots))
+	var lostRoots int
+	for _, r := range b.roots {
+		var id ObjectID
+		var ok bool
+		if idx != nil {
+			id, ok = idx.Lookup(r.target)
+		} else {
+			id, ok = ObjectID(r.target), r.target < uint64(n)
+		}
+		if !ok {
+			lostRoots++
+			continue
+		}
+		roots = append(roots, Root{Object: id, Kind: r.kind, Name: r.name})
+	}
+	if lostRoots > 0 {
+		b.Warn(-1, "%d roots point to no object in the snapshot; they were dropped", lostRoots)
+	}
+
+	if b.refcnt != nil {
+		for len(b.refcnt) < n {
+			b.refcnt = append(b.refcnt, 0)
+		}
+	}
+	if b.flags != nil {
+		for len(b.flags) < n {
+			b.flags = append(b.flags, 0)
+		}
+	}
+	valObj, valStr := sortSparse(b.valObj, b.valStr, n)
+	digObj, digVal := sortSparse(b.digObj, b.digVal, n)
+
+	if b.nwarnings > len(b.warnings) {
+		b.warnings = append(b.warnings, Warning{-1, fmt.Sprintf("%d more warnings not kept", b.nwarnings-len(b.warnings))})
+	}
+	if b.meta.Attrs == nil {
+		b.meta.Attrs = map[string]string{}
+	}
+	g := &Graph{
+		addr:      b.addr,
+		typ:       b.typ,
+		size:      b.size,
+		edgeStart: newStart,
+		edges:     edges,
+		typeNames: b.typeNames,
+		strs:      b.strs,
+		roots:     roots,
+		refcnt:    b.refcnt,
+		flags:     b.flags,
+		valObj:    valObj,
+		valStr:    valStr,
+		digObj:    digObj,
+		digVal:    digVal,
+		meta:      b.meta,
+		warnings:  b.warnings,
+	}
+	*b = Builder{}
+	return g, nil
+}
+
+// sortSparse sorts a sparse per-object column by object, keeping the first
+// entry of an object given twice and dropping objects out of range.
+func sortSparse[T any](ids []ObjectID, vals []T, n int) ([]ObjectID, []T) {
+	if !sort.SliceIsSorted(ids, func(i, j int) bool { return ids[i] < ids[j] }) {
+		perm := make([]int, len(ids))
+		for i := range perm {
+			perm[i] = i
+		}
+		sort.SliceStable(perm, func(i, j int) bool { return ids[perm[i]] < ids[perm[j]] })
+		si, sv := make([]ObjectID, len(perm)), make([]T, len(perm))
+		for i, p := range perm {
+			si[i], sv[i] = ids[p], vals[p]
+		}
+		ids, vals = si, sv
+	}
+	w := 0
+	for i := range ids {
+		if int(ids[i]) >= n || (w > 0 && ids[w-1] == ids[i]) {
+			continue
+		}
+		ids[w], vals[w] = ids[i], vals[i]
+		w++
+	}
+	return ids[:w], vals[:w]
+}

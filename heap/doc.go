@@ -1,0 +1,34 @@
+// Package heap is heapscope's object-graph model: one compact, read-only
+// representation of a heap snapshot that every reader (Python snapshots,
+// HPROF, V8 heap snapshots) builds and every analysis reads.
+//
+// # Shape
+//
+// Objects are dense [ObjectID]s in [0, NumObjects). Everything about an
+// object lives in parallel arrays indexed by its ID; there is no Go pointer
+// per object. Outgoing edges are stored in compressed sparse row form: the
+// edges of object i are Edges[start[i]:start[i+1]]. Reverse edges
+// (referrers) are built on first use, once, by counting, a prefix sum and a
+// fill pass.
+//
+// Each [Edge] is 8 bytes: the target and a [Label] that packs the edge's
+// [EdgeKind] with either an interned name or an integer index.
+//
+// # Memory cost
+//
+// Core arrays, per object: address 8 B, type 4 B, shallow size 8 B, edge
+// offset 4 B: 24 bytes. Per edge: 8 bytes. Reverse edges, when an analysis
+// asks for them, add 4 bytes per edge and 4 per object. Optional arrays, only
+// when a reader supplies them: reference counts (4 B per object), flags
+// (1 B per object), and value labels (8 B per labelled object plus the
+// text). Interned strings and type names are shared.
+//
+// Limits: at most 2^32-2 objects and 2^32-1 edges per graph; edge indices
+// up to 2^29-1 (larger indices are clamped and flagged by the reader).
+//
+// # Building
+//
+// Readers use a [Builder]; they speak the runtime's own addresses and never
+// see the representation. A Graph is immutable once built; its accessors
+// return views into its arrays that callers must not modify.
+package heap

@@ -1,0 +1,173 @@
+// Package heaptest builds small heap graphs from a text description and
+// compares command output with golden files, for tests of analyses and
+// renderers that must not depend on any snapshot format.
+package heaptest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/heapscope/heapscope/heap"
+)
+
+// Parse builds a graph from lines of the form
+//
+//	# a comment
+//	NAME TYPE SIZE [-> EDGE ...]
+//	root KIND NAME [DESCRIPTION]
+//	value NAME TEXT...
+//	refcount NAME N
+//	runtime NAME
+//
+// where EDGE is TARGET, LABEL=TARGET, [I]=TARGET, or any of these prefixed
+// by an edge kind and a colon (weak:cache=b, internal:[0]=c). Objects get
+// IDs in the order they are declared and address 0x1000+16*ID; edges may
+// name objects declared later.
+func Parse(src string) (*heap.Graph, error) {
+	b := heap.NewBuilder(heap.ByID)
+	ids := map[string]heap.ObjectID{}
+	lines := strings.Split(src, "\n")
+	type objLine struct {
+		id    heap.ObjectID
+		edges []string
+		line  int
+	}
+	var objs []objLine
+	meta := heap.Meta{Runtime: "test"}
+	for n, line := range lines {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		switch f[0] {
+		case "root", "value", "refcount":
+			continue // second pass
+		case "runtime":
+			if len(f) != 2 {
+				return nil, fmt.Errorf("line %d: runtime takes one word", n+1)
+			}
+			meta.Runtime = f[1]
+			continue
+		}
+		if len(f) < 3 {
+			return nil, fmt.Errorf("line %d: want NAME TYPE SIZE [-> EDGES]", n+1)
+		}
+		size, err := strconv.ParseUint(f[2], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: size: %v", n+1, err)
+		}
+		if _, dup := ids[f[0]]; dup {
+			return nil, fmt.Errorf("line %d: %s declared twice", n+1, f[0])
+		}
+		id := b.Object(0x1000+16*uint64(len(ids)), b.Type(f[1]), size)
+		ids[f[0]] = id
+		var edges []string
+		if len(f) > 3 {
+			if f[3] != "->" {
+				return nil, fmt.Errorf("line %d: want -> after the size", n+1)
+			}
+			edges = f[4:]
+		}
+		objs = append(objs, objLine{id, edges, n + 1})
+	}
+	for _, o := range objs {
+		for _, e := range o.edges {
+			kind := heap.Strong
+			if k, rest, ok := strings.Cut(e, ":"); ok {
+				switch k {
+				case "strong":
+				case "weak":
+					kind = heap.Weak
+				case "internal":
+					kind = heap.Internal
+				case "shortcut":
+					kind = heap.Shortcut
+				default:
+					return nil, fmt.Errorf("line %d: unknown edge kind %q", o.line, k)
+				}
+				e = rest
+			}
+			label := heap.NamedLabel(kind, 0)
+			target := e
+			if name, t, ok := strings.Cut(e, "="); ok {
+				target = t
+				if strings.HasPrefix(name, "[") && strings.HasSuffix(name, "]") {
+					i, err := strconv.ParseUint(name[1:len(name)-1], 10, 32)
+					if err != nil {
+						return nil, fmt.Errorf("line %d: index %s: %v", o.line, name, err)
+					}
+					label = heap.IndexLabel(kind, i)
+				} else {
+					label = heap.NamedLabel(kind, b.String(name))
+				}
+			}
+			to, ok := ids[target]
+			if !ok {
+				return nil, fmt.Errorf("line %d: no object %s", o.line, target)
+			}
+			b.Edge(o.id, uint64(to), label)
+		}
+	}
+	for n, line := range lines {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "root":
+			if len(f) < 3 {
+				return nil, fmt.Errorf("line %d: want root KIND NAME", n+1)
+			}
+			kind, ok := rootKinds[f[1]]
+			if !ok {
+				return nil, fmt.Errorf("line %d: unknown root kind %q", n+1, f[1])
+			}
+			id, ok := ids[f[2]]
+			if !ok {
+				return nil, fmt.Errorf("line %d: no object %s", n+1, f[2])
+			}
+			b.Root(kind, uint64(id), b.String(strings.Join(f[3:], " ")))
+		case "value":
+			id, ok := ids[f[1]]
+			if !ok || len(f) < 2 {
+				return nil, fmt.Errorf("line %d: want value NAME TEXT", n+1)
+			}
+			b.SetValue(id, strings.Join(f[2:], " "))
+		case "refcount":
+			id, ok := ids[f[1]]
+			if !ok || len(f) != 3 {
+				return nil, fmt.Errorf("line %d: want refcount NAME N", n+1)
+			}
+			c, err := strconv.ParseUint(f[2], 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", n+1, err)
+			}
+			b.SetRefcount(id, uint32(c))
+		}
+	}
+	b.SetMeta(meta)
+	return b.Build()
+}
+
+var rootKinds = map[string]heap.RootKind{}
+
+func init() {
+	for k := heap.RootOther; k <= heap.RootVM; k++ {
+		rootKinds[k.String()] = k
+	}
+}
+
+// MustParse is Parse for tests: it fails the test on error.
+func MustParse(t testing.TB, src string) *heap.Graph {
+	t.Helper()
+	g, err := Parse(src)
+	if err != nil {
+		t.Fatalf("heaptest.Parse: %v", err)
+	}
+	if err := g.Validate(); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	return g
+}
