@@ -50,6 +50,10 @@ type Builder struct {
 	valStr    []string
 	digObj    []ObjectID
 	digVal    []uint64
+	valAt     []uint64 // addresses of values given by address
+	valAtStr  []string
+	digAt     []uint64
+	digAtVal  []uint64
 	meta      Meta
 	warnings  []Warning
 	nwarnings int
@@ -204,6 +208,21 @@ func (b *Builder) SetDigest(id ObjectID, d uint64) {
 	b.digVal = append(b.digVal, d)
 }
 
+// ValueAt records a value label for the object at address addr, resolved
+// when the graph is built (labels of unknown addresses are dropped). Only
+// for builders whose Targets is ByAddress.
+func (b *Builder) ValueAt(addr uint64, v string) {
+	b.valAt = append(b.valAt, addr)
+	b.valAtStr = append(b.valAtStr, v)
+}
+
+// DigestAt records a content digest for the object at address addr, as
+// [Builder.ValueAt] does for labels.
+func (b *Builder) DigestAt(addr uint64, d uint64) {
+	b.digAt = append(b.digAt, addr)
+	b.digAtVal = append(b.digAtVal, d)
+}
+
 // SetMeta records where the snapshot came from.
 func (b *Builder) SetMeta(m Meta) { b.meta = m }
 
@@ -320,6 +339,20 @@ func (b *Builder) Build() (*Graph, error) {
 	if b.flags != nil {
 		for len(b.flags) < n {
 			b.flags = append(b.flags, 0)
+		}
+	}
+	if idx != nil {
+		for i, a := range b.valAt {
+			if id, ok := idx.Lookup(a); ok {
+				b.valObj = append(b.valObj, id)
+				b.valStr = append(b.valStr, b.valAtStr[i])
+			}
+		}
+		for i, a := range b.digAt {
+			if id, ok := idx.Lookup(a); ok {
+				b.digObj = append(b.digObj, id)
+				b.digVal = append(b.digVal, b.digAtVal[i])
+			}
 		}
 	}
 	valObj, valStr := sortSparse(b.valObj, b.valStr, n)

@@ -102,6 +102,12 @@ func (g *Graph) EdgeRange(id ObjectID) (start, end uint32) {
 // AllEdges returns every edge, grouped by source in ObjectID order.
 func (g *Graph) AllEdges() []Edge { return g.edges }
 
+// NumStrings returns the size of the string table.
+func (g *Graph) NumStrings() int { return len(g.strs) }
+
+// TypeNameID returns the interned name of type t.
+func (g *Graph) TypeNameID(t TypeID) StringID { return g.typeNames[t] }
+
 // String returns interned string s.
 func (g *Graph) String(s StringID) string {
 	if int(s) >= len(g.strs) {

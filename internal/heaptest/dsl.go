@@ -21,7 +21,7 @@ import (
 //	refcount NAME N
 //	runtime NAME
 //
-// where EDGE is TARGET, LABEL=TARGET, [I]=TARGET, or any of these prefixed
+// where EDGE is TARGET, LABEL=TARGET, [I]=TARGET (I a number: an index), or any of these prefixed
 // by an edge kind and a colon (weak:cache=b, internal:[0]=c). Objects get
 // IDs in the order they are declared and address 0x1000+16*ID; edges may
 // name objects declared later.
@@ -93,11 +93,8 @@ func Parse(src string) (*heap.Graph, error) {
 			target := e
 			if name, t, ok := strings.Cut(e, "="); ok {
 				target = t
-				if strings.HasPrefix(name, "[") && strings.HasSuffix(name, "]") {
-					i, err := strconv.ParseUint(name[1:len(name)-1], 10, 32)
-					if err != nil {
-						return nil, fmt.Errorf("line %d: index %s: %v", o.line, name, err)
-					}
+				if i, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(name, "["), "]"), 10, 32); err == nil &&
+					strings.HasPrefix(name, "[") && strings.HasSuffix(name, "]") {
 					label = heap.IndexLabel(kind, i)
 				} else {
 					label = heap.NamedLabel(kind, b.String(name))

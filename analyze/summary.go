@@ -1,0 +1,80 @@
+package analyze
+
+import (
+	"sort"
+
+	"github.com/heapscope/heapscope/heap"
+)
+
+// Overview is what a snapshot holds, in a few numbers.
+type Overview struct {
+	Runtime  string `json:"runtime"`
+	Version  string `json:"version,omitempty"`
+	Objects  int    `json:"objects"`
+	Edges    int    `json:"edges"`
+	Bytes    uint64 `json:"bytes"`
+	Types    int    `json:"types"`
+	Roots    int    `json:"roots"`
+	Warnings int    `json:"warnings"`
+}
+
+// Describe returns the overview of g.
+func Describe(g *heap.Graph) Overview {
+	m := g.Meta()
+	return Overview{
+		Runtime:  m.Runtime,
+		Version:  m.Version,
+		Objects:  g.NumObjects(),
+		Edges:    g.NumEdges(),
+		Bytes:    g.TotalSize(),
+		Types:    g.NumTypes(),
+		Roots:    len(g.Roots()),
+		Warnings: len(g.Warnings()),
+	}
+}
+
+// TypeSummary is the number and shallow size of the objects of one type.
+type TypeSummary struct {
+	Type  string `json:"type"`
+	Count int    `json:"count"`
+	Bytes uint64 `json:"shallow_bytes"`
+}
+
+// Summary counts objects and shallow bytes per type name, largest bytes
+// first (then larger count, then name). Types that share a name (classes
+// made again and again by a factory) are one row.
+func Summary(g *heap.Graph) []TypeSummary {
+	count := make([]int, g.NumTypes())
+	bytes := make([]uint64, g.NumTypes())
+	sizes := g.Sizes()
+	for i, t := range g.Types() {
+		count[t]++
+		bytes[t] += sizes[i]
+	}
+	byName := map[string]int{}
+	var rows []TypeSummary
+	for t := range count {
+		if count[t] == 0 {
+			continue
+		}
+		name := g.TypeName(heap.TypeID(t))
+		if i, ok := byName[name]; ok {
+			rows[i].Count += count[t]
+			rows[i].Bytes += bytes[t]
+			continue
+		}
+		byName[name] = len(rows)
+		rows = append(rows, TypeSummary{Type: name, Count: count[t], Bytes: bytes[t]})
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.Bytes != b.Bytes {
+			return a.Bytes > b.Bytes
+		}
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		return a.Type < b.Type
+	})
+	return rows
+}

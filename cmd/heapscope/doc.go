@@ -1,0 +1,36 @@
+/*
+Heapscope finds memory leaks in heap snapshots of Python, Java and Node
+programs, and says why the leaked objects stay alive.
+
+Usage:
+
+	heapscope <command> [flags] [arguments]
+
+Snapshots: Python snapshots (.pysnap) written by heapscope's Python agent,
+Java HPROF dumps (plain or gzip), and V8 heap snapshots (.heapsnapshot).
+The format is recognized from the file's first bytes.
+
+What is there, and what grew:
+
+	summary SNAPSHOT            objects and shallow bytes per type
+	diff BEFORE AFTER           change per type between two snapshots
+
+Taking snapshots:
+
+	python-path                 print the directory to put on PYTHONPATH
+	                            for 'import heapscope; heapscope.snapshot(path)'
+	run -o DIR [flags] -- CMD   run a program with the agent loaded;
+	                            snapshots land in DIR
+
+Flags every analysis takes:
+
+	--json                      JSON output (same as --format json)
+	--format text|json|markdown
+	--top N                     show the first N rows (0: all)
+
+Exit status: 0 success, 1 failure, 2 misuse.
+
+Snapshots can hold secrets (string contents): the Python agent's
+values=False writes none.
+*/
+package main

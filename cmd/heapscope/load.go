@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/heapfile"
+	"github.com/heapscope/heapscope/internal/report"
+)
+
+// load reads a snapshot, telling a person at a terminal what it is doing
+// when that takes more than a second.
+func load(path string, stderr io.Writer) (*heap.Graph, report.Source, error) {
+	var g *heap.Graph
+	err := withProgress(stderr, "reading "+path, func() error {
+		var err error
+		g, err = heapfile.Open(path)
+		return err
+	})
+	if err != nil {
+		return nil, report.Source{}, err
+	}
+	return g, report.Source{Path: path, Overview: analyze.Describe(g)}, nil
+}
+
+// withProgress runs fn; if stderr is a terminal and fn takes more than a
+// second, it shows msg on stderr until fn returns.
+func withProgress(stderr io.Writer, msg string, fn func() error) error {
+	f, ok := stderr.(*os.File)
+	if !ok || !isTerminal(f) {
+		return fn()
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-done:
+			return
+		case <-time.After(time.Second):
+		}
+		fmt.Fprintf(f, "%s...", msg)
+		<-done
+		fmt.Fprint(f, "\r\033[K")
+	}()
+	err := fn()
+	close(done)
+	wg.Wait()
+	return err
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,36 @@
+// Command heapscope finds memory leaks in heap snapshots of Python, Java
+// and Node programs. See doc.go for its usage.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+func main() {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	os.Exit(exitCode(err))
+}
+
+// exitCode prints err once, with the program's name, and returns the exit
+// status: 0 ok, 1 failure, 2 misuse.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(os.Stderr, "heapscope: "+ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(os.Stderr, "heapscope: "+err.Error())
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(os.Stderr, "run 'heapscope help' for usage")
+		return 2
+	}
+	return 1
+}

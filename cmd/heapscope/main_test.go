@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/heapscope/heapscope/internal/heaptest"
+	"github.com/heapscope/heapscope/pysnap"
+)
+
+var updateFixtures = flag.Bool("update-fixtures", false, "rewrite testdata/*.pysnap from testdata/*.heap")
+
+// TestFixtures checks that every testdata/NAME.pysnap is what pysnap.Write
+// makes of testdata/NAME.heap, so that goldens never rest on stale inputs.
+func TestFixtures(t *testing.T) {
+	srcs, _ := filepath.Glob("testdata/*.heap")
+	if len(srcs) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, src := range srcs {
+		text, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := pysnap.Write(&buf, heaptest.MustParse(t, string(text)), 4); err != nil {
+			t.Fatal(err)
+		}
+		dst := strings.TrimSuffix(src, ".heap") + ".pysnap"
+		if *updateFixtures {
+			if err := os.WriteFile(dst, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		have, err := os.ReadFile(dst)
+		if err != nil || !bytes.Equal(have, buf.Bytes()) {
+			t.Errorf("%s is stale or missing: run go test -run TestFixtures -update-fixtures", dst)
+		}
+	}
+}
+
+// golden runs heapscope in-process with args and compares what it prints
+// (stdout, then the error, if any) with testdata/NAME.golden.
+func golden(t *testing.T, name string, args ...string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(args, &stdout, &stderr)
+	got := stdout.String()
+	if err != nil {
+		got += "error: " + err.Error() + "\n"
+	}
+	heaptest.Golden(t, filepath.Join("testdata", name+".golden"), []byte(got))
+}
+
+func TestCommands(t *testing.T) {
+	const before, after = "testdata/before.pysnap", "testdata/after.pysnap"
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"summary", []string{"summary", before}},
+		{"summary-json", []string{"summary", "--json", before}},
+		{"summary-markdown", []string{"summary", "--format", "markdown", after}},
+		{"summary-top", []string{"summary", after, "--top", "3"}},
+		{"diff", []string{"diff", before, after}},
+		{"diff-json", []string{"diff", "--json", before, after}},
+		{"diff-markdown", []string{"diff", "--format=markdown", before, after}},
+		{"diff-same", []string{"diff", before, before}},
+		{"summary-missing-file", []string{"summary", "testdata/nonexistent.pysnap"}},
+		{"summary-not-a-snapshot", []string{"summary", "testdata/before.heap"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { golden(t, tc.name, tc.args...) })
+	}
+}
+
+func TestMisuse(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"nosuchcommand"},
+		{"summary"},
+		{"summary", "a", "b"},
+		{"summary", "--format", "xml", "testdata/before.pysnap"},
+		{"summary", "--json", "--format", "markdown", "testdata/before.pysnap"},
+		{"summary", "--top", "-1", "testdata/before.pysnap"},
+		{"diff", "testdata/before.pysnap"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(args, &stdout, &stderr)
+		if exitCode(err) != 2 {
+			t.Errorf("run(%q) = %v, want a usage error (exit 2)", args, err)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"help"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands {
+		if !strings.Contains(stdout.String(), c.name) && c.name != "help" {
+			t.Errorf("help does not mention %s", c.name)
+		}
+	}
+}

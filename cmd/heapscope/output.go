@@ -1,0 +1,46 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/heapscope/heapscope/internal/report"
+)
+
+// outputFlags are the flags every analysis command takes.
+type outputFlags struct {
+	json   bool
+	format string
+	top    int
+}
+
+func (o *outputFlags) register(fs *flag.FlagSet, top int) {
+	fs.BoolVar(&o.json, "json", false, "write JSON (same as --format json)")
+	fs.StringVar(&o.format, "format", "text", "output `format`: text, json or markdown")
+	fs.IntVar(&o.top, "top", top, "show the first `N` rows (0: all)")
+}
+
+// resolve returns the chosen format.
+func (o *outputFlags) resolve() (report.Format, error) {
+	if o.json {
+		if o.format != "text" && o.format != "json" {
+			return 0, usagef("--json and --format %s disagree", o.format)
+		}
+		return report.JSON, nil
+	}
+	f, err := report.ParseFormat(o.format)
+	if err != nil {
+		return 0, usagef("%v", err)
+	}
+	if o.top < 0 {
+		return 0, usagef("--top must not be negative")
+	}
+	return f, nil
+}
+
+// cut returns the first top rows of rows (all when top is 0).
+func cut[T any](rows []T, top int) []T {
+	if top > 0 && len(rows) > top {
+		return rows[:top]
+	}
+	return rows
+}

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/heapscope/heapscope/analyze"
+)
+
+// Diff renders per-type changes between two snapshots.
+func Diff(w io.Writer, f Format, before, after Source, rows []analyze.TypeDelta, total int) error {
+	if f == JSON {
+		return WriteJSON(w, struct {
+			Before Source              `json:"before"`
+			After  Source              `json:"after"`
+			Types  int                 `json:"types"`
+			Rows   []analyze.TypeDelta `json:"rows"`
+		}{before, after, total, nonNil(rows)})
+	}
+	if err := header(w, f, before, after); err != nil {
+		return err
+	}
+	identity := len(rows) > 0 && rows[0].New >= 0
+	cols := []Column{{"count Δ", true}, {"bytes Δ", true}, {"count", true}, {"bytes", true}}
+	if identity {
+		cols = append(cols, Column{"new", true})
+	}
+	cols = append(cols, Column{"type", false}, Column{"", false})
+	t := Table{Columns: cols}
+	for _, r := range rows {
+		cells := []string{
+			SignedCount(r.CountDelta), SignedBytes(r.BytesDelta),
+			Count(r.CountBefore) + " → " + Count(r.CountAfter),
+			Bytes(r.BytesBefore) + " → " + Bytes(r.BytesAfter),
+		}
+		if identity {
+			cells = append(cells, Count(r.New))
+		}
+		t.Add(append(cells, r.Type, r.Status)...)
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "no type changed")
+		return err
+	}
+	if err := t.Write(w, f); err != nil {
+		return err
+	}
+	return more(w, f, len(rows), total, "types")
+}

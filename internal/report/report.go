@@ -1,0 +1,190 @@
+// Package report renders analysis results as aligned text, JSON or
+// Markdown. Renderers only format: every number they print was computed by
+// package analyze; they sort nothing and drop nothing.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Format is an output format.
+type Format int
+
+const (
+	Text Format = iota
+	JSON
+	Markdown
+)
+
+// ParseFormat parses a --format value: text, json or markdown (md).
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "", "text":
+		return Text, nil
+	case "json":
+		return JSON, nil
+	case "markdown", "md":
+		return Markdown, nil
+	}
+	return Text, fmt.Errorf("unknown format %q (want text, json or markdown)", s)
+}
+
+// Column is one column of a [Table].
+type Column struct {
+	Name  string
+	Right bool // right-align (numbers)
+}
+
+// Table is a titled grid of cells that renders as aligned text or as a
+// Markdown table.
+type Table struct {
+	Columns []Column
+	Rows    [][]string
+}
+
+// Add appends a row.
+func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
+
+// Write renders the table as aligned text (columns separated by two
+// spaces) or as Markdown.
+func (t *Table) Write(w io.Writer, f Format) error {
+	if f == Markdown {
+		return t.markdown(w)
+	}
+	width := make([]int, len(t.Columns))
+	for i, c := range t.Columns {
+		width[i] = utf8.RuneCountInString(c.Name)
+	}
+	for _, r := range t.Rows {
+		for i, c := range r {
+			if n := utf8.RuneCountInString(c); i < len(width) && n > width[i] {
+				width[i] = n
+			}
+		}
+	}
+	var out strings.Builder
+	line := func(cells []string) {
+		var b strings.Builder
+		defer func() { out.WriteString(strings.TrimRight(b.String(), " ") + "\n") }()
+		for i, c := range cells {
+			if i >= len(width) {
+				break
+			}
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			last := i == len(cells)-1
+			if t.Columns[i].Right {
+				b.WriteString(pad + c)
+			} else if last {
+				b.WriteString(c)
+			} else {
+				b.WriteString(c + pad)
+			}
+			if !last {
+				b.WriteString("  ")
+			}
+		}
+	}
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	line(names)
+	for _, r := range t.Rows {
+		line(r)
+	}
+	_, err := io.WriteString(w, out.String())
+	return err
+}
+
+func (t *Table) markdown(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("|")
+	for _, c := range t.Columns {
+		b.WriteString(" " + mdEscape(c.Name) + " |")
+	}
+	b.WriteString("\n|")
+	for _, c := range t.Columns {
+		if c.Right {
+			b.WriteString(" ---: |")
+		} else {
+			b.WriteString(" --- |")
+		}
+	}
+	b.WriteByte('\n')
+	for _, r := range t.Rows {
+		b.WriteString("|")
+		for _, c := range r {
+			b.WriteString(" " + mdEscape(c) + " |")
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdEscape(s string) string {
+	r := strings.NewReplacer("|", `\|`, "\n", " ", "`", "\\`", "<", "&lt;", ">", "&gt;")
+	return r.Replace(s)
+}
+
+// Bytes formats a byte count for people: "512 B", "4.0 KiB", "1.2 GiB".
+func Bytes(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatUint(n, 10) + " B"
+	}
+	v, suffix := float64(n), []string{"KiB", "MiB", "GiB", "TiB", "PiB"}
+	i := -1
+	for v >= unit && i < len(suffix)-1 {
+		v /= unit
+		i++
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + suffix[i]
+}
+
+// SignedBytes formats a byte change with its sign: "+4.0 KiB", "-512 B".
+func SignedBytes(n int64) string {
+	if n < 0 {
+		return "-" + Bytes(uint64(-n))
+	}
+	return "+" + Bytes(uint64(n))
+}
+
+// Count formats an integer with thousands separators: "1,234,567".
+func Count(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// SignedCount formats an integer change with its sign: "+12", "-3", "0".
+func SignedCount(n int) string {
+	if n > 0 {
+		return "+" + Count(n)
+	}
+	return Count(n)
+}
+
+// WriteJSON writes v as indented JSON and a newline.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,83 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/heapscope/heapscope/analyze"
+)
+
+// Source names a snapshot and what it holds, for report headers.
+type Source struct {
+	Path     string           `json:"path"`
+	Overview analyze.Overview `json:"overview"`
+}
+
+// Header formats the one line that says what was read: "app.pysnap:
+// python 3.11.7, 1,234 objects, 5,678 edges, 1.2 MiB, 0 warnings".
+func Header(s Source) string {
+	o := s.Overview
+	rt := o.Runtime
+	if o.Version != "" {
+		rt += " " + o.Version
+	}
+	return fmt.Sprintf("%s: %s, %s objects, %s edges, %s, %s warnings",
+		s.Path, rt, Count(o.Objects), Count(o.Edges), Bytes(o.Bytes), Count(o.Warnings))
+}
+
+// header writes the header line as text, or as a Markdown paragraph.
+func header(w io.Writer, f Format, sources ...Source) error {
+	for _, s := range sources {
+		line := Header(s)
+		if f == Markdown {
+			line = mdEscape(line) + "\n"
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Summary renders per-type counts. rows may be a prefix of the full
+// summary (--top); total is the number of rows before the cut.
+func Summary(w io.Writer, f Format, src Source, rows []analyze.TypeSummary, total int) error {
+	if f == JSON {
+		return WriteJSON(w, struct {
+			Snapshot Source             `json:"snapshot"`
+			Types    int                `json:"types"`
+			Rows     []analyze.TypeSummary `json:"rows"`
+		}{src, total, nonNil(rows)})
+	}
+	if err := header(w, f, src); err != nil {
+		return err
+	}
+	t := Table{Columns: []Column{{"count", true}, {"shallow bytes", true}, {"type", false}}}
+	for _, r := range rows {
+		t.Add(Count(r.Count), Bytes(r.Bytes), r.Type)
+	}
+	if err := t.Write(w, f); err != nil {
+		return err
+	}
+	return more(w, f, len(rows), total, "types")
+}
+
+// more says how many rows a --top cut left out.
+func more(w io.Writer, f Format, shown, total int, what string) error {
+	if shown >= total {
+		return nil
+	}
+	line := fmt.Sprintf("(%s more %s not shown)", Count(total-shown), what)
+	if f == Markdown {
+		line = "\n" + line
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

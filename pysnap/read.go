@@ -1,0 +1,359 @@
+// Package pysnap reads and writes the Python snapshot format that
+// heapscope's Python agent writes. docs/pysnap-format.md in the repository
+// is the specification; this package follows it byte for byte.
+//
+// The reader trusts nothing: every count and length is checked against
+// the bytes that remain before anything is allocated, and every problem is
+// reported as a [*FormatError] that names the byte offset. A file without
+// a valid END trailer, or whose checksum disagrees, is rejected.
+package pysnap
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+
+	"github.com/heapscope/heapscope/heap"
+)
+
+// Magic is the first 8 bytes of every snapshot.
+const Magic = "HSPYSNAP"
+
+// Version is the format version this package writes and reads.
+const (
+	VersionMajor = 1
+	VersionMinor = 0
+)
+
+// Section kinds.
+const (
+	secMeta     = 1
+	secStrings  = 2
+	secTypes    = 3
+	secObjects  = 4
+	secRoots    = 5
+	secValues   = 6
+	secWarnings = 7
+	secDigests  = 8
+	secEnd      = 0x7FFFFFFF
+)
+
+const (
+	headerSize  = 16
+	sectionHead = 16
+	endSize     = 32
+	endMagic    = "HEND"
+)
+
+var sectionNames = map[uint32]string{
+	secMeta: "META", secStrings: "STRINGS", secTypes: "TYPES", secObjects: "OBJECTS",
+	secRoots: "ROOTS", secValues: "VALUES", secWarnings: "WARNINGS", secDigests: "DIGESTS",
+	secEnd: "END",
+}
+
+func sectionName(k uint32) string {
+	if n, ok := sectionNames[k]; ok {
+		return n
+	}
+	return "section " + strconv.FormatUint(uint64(k), 10)
+}
+
+// FormatError reports malformed input: where it is and what was expected.
+type FormatError struct {
+	Offset  int64  // byte offset of the problem
+	Section string // the section being read ("header" before any)
+	Err     error
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("pysnap: %s at offset %d: %v", e.Section, e.Offset, e.Err)
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// ErrFormat means the input is not a Python snapshot at all.
+var ErrFormat = errors.New("pysnap: not a heapscope Python snapshot")
+
+// Match reports whether prefix starts like a Python snapshot.
+func Match(prefix []byte) bool {
+	return len(prefix) >= len(Magic) && string(prefix[:len(Magic)]) == Magic
+}
+
+// Open reads the snapshot in the named file.
+func Open(name string) (*heap.Graph, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return Read(f, st.Size())
+}
+
+// reader walks the file section by section and checksums what it reads.
+type reader struct {
+	r     *bufio.Reader
+	off   int64 // offset of the next unread byte
+	size  int64
+	crc   hash.Hash32
+	sec   string
+	b     *heap.Builder
+	strs  []heap.StringID // file string index -> graph string
+	text  []string        // file string index -> text
+	types []heap.TypeID   // file type index -> graph type
+	buf   []byte
+
+	objects, edges uint64
+	badKinds       int
+}
+
+func (rd *reader) errorf(off int64, format string, args ...any) error {
+	return &FormatError{Offset: off, Section: rd.sec, Err: fmt.Errorf(format, args...)}
+}
+
+// read reads exactly n bytes into a reused buffer and checksums them.
+// The caller has checked that n fits in what remains.
+func (rd *reader) read(n int64) ([]byte, error) {
+	if n > rd.size-rd.off {
+		return nil, rd.errorf(rd.off, "need %d bytes, %d remain: %w", n, rd.size-rd.off, io.ErrUnexpectedEOF)
+	}
+	if int64(cap(rd.buf)) < n {
+		rd.buf = make([]byte, n)
+	}
+	p := rd.buf[:n]
+	if _, err := io.ReadFull(rd.r, p); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, rd.errorf(rd.off, "read: %w", err)
+	}
+	rd.crc.Write(p)
+	rd.off += n
+	return p, nil
+}
+
+// Read reads a snapshot of the given size from r.
+func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
+	rd := &reader{
+		r:    bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 1<<20),
+		size: size,
+		crc:  crc32.NewIEEE(),
+		sec:  "header",
+		b:    heap.NewBuilder(heap.ByAddress),
+		strs: []heap.StringID{0},
+		text: []string{""},
+	}
+	if size < headerSize {
+		if size >= int64(len(Magic)) {
+			var p [8]byte
+			if _, err := r.ReadAt(p[:], 0); err == nil && !Match(p[:]) {
+				return nil, ErrFormat
+			}
+		}
+		return nil, rd.errorf(0, "file has %d bytes, shorter than the %d-byte header: %w", size, headerSize, io.ErrUnexpectedEOF)
+	}
+	h, err := rd.read(headerSize)
+	if err != nil {
+		return nil, err
+	}
+	if !Match(h) {
+		return nil, ErrFormat
+	}
+	major, minor := binary.LittleEndian.Uint16(h[8:]), binary.LittleEndian.Uint16(h[10:])
+	if major != VersionMajor {
+		return nil, rd.errorf(8, "format version %d.%d, this reader knows %d.x", major, minor, VersionMajor)
+	}
+	nsections := uint64(0)
+	for {
+		start := rd.off
+		rd.sec = "section header"
+		if rd.size-rd.off < sectionHead {
+			return nil, rd.errorf(rd.off, "no END trailer: the file is truncated: %w", io.ErrUnexpectedEOF)
+		}
+		crcBefore := rd.crc.Sum32()
+		sh, err := rd.read(sectionHead)
+		if err != nil {
+			return nil, err
+		}
+		kind := binary.LittleEndian.Uint32(sh)
+		count := binary.LittleEndian.Uint32(sh[4:])
+		length := binary.LittleEndian.Uint64(sh[8:])
+		rd.sec = sectionName(kind)
+		if length > uint64(rd.size-rd.off) {
+			return nil, rd.errorf(start, "payload of %d bytes, only %d remain: %w", length, rd.size-rd.off, io.ErrUnexpectedEOF)
+		}
+		if kind == secEnd {
+			return rd.finish(start, count, int64(length), nsections, crcBefore)
+		}
+		nsections++
+		payloadOff := rd.off
+		p, err := rd.read(int64(length))
+		if err != nil {
+			return nil, err
+		}
+		if err := rd.section(kind, count, p, payloadOff); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (rd *reader) section(kind, count uint32, p []byte, off int64) error {
+	switch kind {
+	case secMeta:
+		return rd.meta(p, off)
+	case secStrings:
+		return rd.stringsSection(count, p, off)
+	case secTypes:
+		return rd.typesSection(count, p, off)
+	case secObjects:
+		return rd.objectsSection(count, p, off)
+	case secRoots:
+		return rd.rootsSection(count, p, off)
+	case secValues:
+		return rd.valuesSection(count, p, off)
+	case secWarnings:
+		return rd.warningsSection(count, p, off)
+	case secDigests:
+		return rd.digestsSection(count, p, off)
+	}
+	rd.b.Warn(off-sectionHead, "skipped %s of %d bytes: unknown kind", rd.sec, len(p))
+	return nil
+}
+
+func (rd *reader) finish(start int64, count uint32, length int64, nsections uint64, crc uint32) (*heap.Graph, error) {
+	if length != endSize || count != 0 {
+		return nil, rd.errorf(start, "END has count %d and %d bytes, want 0 and %d", count, length, endSize)
+	}
+	p, err := rd.read(endSize)
+	if err != nil {
+		return nil, err
+	}
+	if string(p[28:32]) != endMagic {
+		return nil, rd.errorf(start+sectionHead+28, "END magic %q, want %q", p[28:32], endMagic)
+	}
+	if got := binary.LittleEndian.Uint32(p[24:]); got != crc {
+		return nil, rd.errorf(start+sectionHead+24, "checksum %#08x, the file's bytes give %#08x: the file is corrupt", got, crc)
+	}
+	if n := binary.LittleEndian.Uint64(p[0:]); n != rd.objects {
+		return nil, rd.errorf(start+sectionHead, "END counts %d objects, the sections hold %d", n, rd.objects)
+	}
+	if m := binary.LittleEndian.Uint64(p[8:]); m != rd.edges {
+		return nil, rd.errorf(start+sectionHead+8, "END counts %d edges, the sections hold %d", m, rd.edges)
+	}
+	if s := binary.LittleEndian.Uint64(p[16:]); s != nsections {
+		return nil, rd.errorf(start+sectionHead+16, "END counts %d sections, the file holds %d", s, nsections)
+	}
+	if rd.off != rd.size {
+		rd.b.Warn(rd.off, "%d bytes after the END trailer ignored", rd.size-rd.off)
+	}
+	if rd.badKinds > 0 {
+		rd.b.Warn(-1, "%d edges had an unknown kind and were read as strong", rd.badKinds)
+	}
+	return rd.b.Build()
+}
+
+// pad8 rounds n up to a multiple of 8.
+func pad8(n uint64) uint64 { return (n + 7) &^ 7 }
+
+// lengthPrefixed splits p into count (u32 length, bytes) records.
+func (rd *reader) lengthPrefixed(count uint32, p []byte, off int64, fn func(i int, s []byte)) error {
+	if uint64(count)*4 > uint64(len(p)) {
+		return rd.errorf(off, "%d records cannot fit in %d bytes", count, len(p))
+	}
+	pos := 0
+	for i := 0; i < int(count); i++ {
+		if len(p)-pos < 4 {
+			return rd.errorf(off+int64(pos), "record %d: length overruns the section", i)
+		}
+		n := binary.LittleEndian.Uint32(p[pos:])
+		pos += 4
+		if uint64(n) > uint64(len(p)-pos) {
+			return rd.errorf(off+int64(pos-4), "record %d: %d bytes, %d remain in the section", i, n, len(p)-pos)
+		}
+		fn(i, p[pos:pos+int(n)])
+		pos += int(n)
+	}
+	if pos != len(p) {
+		return rd.errorf(off+int64(pos), "%d bytes left over after %d records", len(p)-pos, count)
+	}
+	return nil
+}
+
+func (rd *reader) meta(p []byte, off int64) error {
+	var m map[string]any
+	if err := json.Unmarshal(p, &m); err != nil {
+		return rd.errorf(off, "bad JSON: %v", err)
+	}
+	meta := heap.Meta{Runtime: "python", Attrs: map[string]string{}}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		var s string
+		switch v := m[k].(type) {
+		case string:
+			s = v
+		default:
+			b, _ := json.Marshal(v)
+			s = string(b)
+		}
+		switch k {
+		case "runtime":
+			meta.Runtime = s
+		case "python_version":
+			meta.Version = s
+		}
+		meta.Attrs[k] = s
+	}
+	rd.b.SetMeta(meta)
+	return nil
+}
+
+func (rd *reader) stringsSection(count uint32, p []byte, off int64) error {
+	if uint64(len(rd.strs))+uint64(count) > heap.MaxNames {
+		return rd.errorf(off, "more than %d strings", heap.MaxNames)
+	}
+	return rd.lengthPrefixed(count, p, off, func(_ int, s []byte) {
+		t := string(s)
+		rd.strs = append(rd.strs, rd.b.String(t))
+		rd.text = append(rd.text, t)
+	})
+}
+
+func (rd *reader) str(i uint32, off int64, what string) (heap.StringID, error) {
+	if int(i) >= len(rd.strs) {
+		return 0, rd.errorf(off, "%s names string %d, only %d defined so far", what, i, len(rd.strs))
+	}
+	return rd.strs[i], nil
+}
+
+func (rd *reader) typesSection(count uint32, p []byte, off int64) error {
+	if uint64(len(p)) != uint64(count)*12 {
+		return rd.errorf(off, "%d types need %d bytes, the section has %d", count, uint64(count)*12, len(p))
+	}
+	for i := 0; i < int(count); i++ {
+		si := binary.LittleEndian.Uint32(p[i*12+8:])
+		if _, err := rd.str(si, off+int64(i*12+8), "type "+strconv.Itoa(len(rd.types))); err != nil {
+			return err
+		}
+		name := rd.text[si]
+		if name == "" {
+			name = "?"
+		}
+		rd.types = append(rd.types, rd.b.Type(name))
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package pysnap
+
+import (
+	"encoding/binary"
+
+	"github.com/heapscope/heapscope/heap"
+)
+
+// objectsSection reads one chunk of objects and their edges.
+func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
+	n := uint64(count)
+	fixed := n*8 + n*4 + n*8 + n*8 + pad8(n) + pad8(n*4)
+	if fixed > uint64(len(p)) {
+		return rd.errorf(off, "%d objects need at least %d bytes, the section has %d", n, fixed, len(p))
+	}
+	le := binary.LittleEndian
+	addrs := p[0 : n*8]
+	types := p[n*8 : n*12]
+	sizes := p[n*12 : n*20]
+	refs := p[n*20 : n*28]
+	flags := p[n*28 : n*29]
+	nedOff := n*28 + pad8(n)
+	neds := p[nedOff : nedOff+n*4]
+	var m uint64
+	for i := uint64(0); i < n; i++ {
+		m += uint64(le.Uint32(neds[i*4:]))
+	}
+	if want := fixed + m*8 + pad8(m*4); want != uint64(len(p)) {
+		return rd.errorf(off, "%d objects with %d edges need %d bytes, the section has %d", n, m, want, len(p))
+	}
+	tgtOff := fixed
+	labOff := tgtOff + m*8
+	targets := p[tgtOff:labOff]
+	labels := p[labOff : labOff+m*4]
+
+	rd.b.Grow(int(n), int(m))
+	var e uint64
+	for i := uint64(0); i < n; i++ {
+		ti := le.Uint32(types[i*4:])
+		if int(ti) >= len(rd.types) {
+			return rd.errorf(off+int64(n*8+i*4), "object %d has type %d, only %d defined so far", i, ti, len(rd.types))
+		}
+		id := rd.b.Object(le.Uint64(addrs[i*8:]), rd.types[ti], le.Uint64(sizes[i*8:]))
+		rc := le.Uint64(refs[i*8:])
+		if rc > 1<<32-1 {
+			rc = 1<<32 - 1
+		}
+		rd.b.SetRefcount(id, uint32(rc))
+		if f := heap.Flags(flags[i]); f != 0 {
+			rd.b.SetFlags(id, f)
+		}
+		ne := uint64(le.Uint32(neds[i*4:]))
+		for k := e; k < e+ne; k++ {
+			l := heap.Label(le.Uint32(labels[k*4:]))
+			if l.Kind() > heap.Internal {
+				rd.badKinds++
+				l = l.WithKind(heap.Strong)
+			}
+			if !l.IsIndex() && l.Name() != 0 {
+				si := uint32(l.Name())
+				if int(si) >= len(rd.strs) {
+					return rd.errorf(off+int64(labOff+k*4), "edge %d is named by string %d, only %d defined so far", k, si, len(rd.strs))
+				}
+				l = heap.NamedLabel(l.Kind(), rd.strs[si])
+			}
+			rd.b.Edge(id, le.Uint64(targets[k*8:]), l)
+		}
+		e += ne
+	}
+	rd.objects += n
+	rd.edges += m
+	return nil
+}
+
+func (rd *reader) rootsSection(count uint32, p []byte, off int64) error {
+	n := uint64(count)
+	if want := n*8 + pad8(n) + pad8(n*4); want != uint64(len(p)) {
+		return rd.errorf(off, "%d roots need %d bytes, the section has %d", n, want, len(p))
+	}
+	le := binary.LittleEndian
+	kinds := p[n*8:]
+	names := p[n*8+pad8(n):]
+	for i := uint64(0); i < n; i++ {
+		kind := heap.RootKind(kinds[i])
+		if kind > heap.RootVM {
+			return rd.errorf(off+int64(n*8+i), "root %d has unknown kind %d", i, kind)
+		}
+		name, err := rd.str(le.Uint32(names[i*4:]), off+int64(n*8+pad8(n)+i*4), "root")
+		if err != nil {
+			return err
+		}
+		rd.b.Root(kind, le.Uint64(p[i*8:]), name)
+	}
+	return nil
+}
+
+func (rd *reader) valuesSection(count uint32, p []byte, off int64) error {
+	n := uint64(count)
+	if n*8 > uint64(len(p)) {
+		return rd.errorf(off, "%d values cannot fit in %d bytes", n, len(p))
+	}
+	addrs := p[:n*8]
+	return rd.lengthPrefixed(count, p[n*8:], off+int64(n*8), func(i int, s []byte) {
+		rd.b.ValueAt(binary.LittleEndian.Uint64(addrs[i*8:]), string(s))
+	})
+}
+
+func (rd *reader) digestsSection(count uint32, p []byte, off int64) error {
+	n := uint64(count)
+	if n*16 != uint64(len(p)) {
+		return rd.errorf(off, "%d digests need %d bytes, the section has %d", n, n*16, len(p))
+	}
+	le := binary.LittleEndian
+	for i := uint64(0); i < n; i++ {
+		rd.b.DigestAt(le.Uint64(p[i*8:]), le.Uint64(p[n*8+i*8:]))
+	}
+	return nil
+}
+
+func (rd *reader) warningsSection(count uint32, p []byte, off int64) error {
+	return rd.lengthPrefixed(count, p, off, func(_ int, s []byte) {
+		rd.b.Warn(-1, "agent: %s", s)
+	})
+}
