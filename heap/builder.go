@@ -90,6 +90,12 @@ func (b *Builder) Grow(n, m int) {
 		b.addr = growTo(b.addr, n)
 		b.typ = growTo(b.typ, n)
 		b.size = growTo(b.size, n)
+		if b.refcnt != nil {
+			b.refcnt = growTo(b.refcnt, n)
+		}
+		if b.flags != nil {
+			b.flags = growTo(b.flags, n)
+		}
 	}
 	if m > 0 {
 		b.tgt = growTo(b.tgt, m)
@@ -101,7 +107,7 @@ func growTo[T any](s []T, more int) []T {
 	if cap(s)-len(s) >= more {
 		return s
 	}
-	n := make([]T, len(s), len(s)+more)
+	n := make([]T, len(s), max(len(s)+more, 2*cap(s)))
 	copy(n, s)
 	return n
 }
@@ -177,23 +183,31 @@ func (b *Builder) Root(kind RootKind, target uint64, name StringID) {
 // SetRefcount records the runtime's reference count of id.
 func (b *Builder) SetRefcount(id ObjectID, n uint32) {
 	if b.refcnt == nil {
-		b.refcnt = make([]uint32, len(b.typ), cap(b.typ))
+		b.refcnt = make([]uint32, 0, cap(b.typ))
 	}
-	for len(b.refcnt) <= int(id) {
+	if int(id) < len(b.refcnt) {
+		b.refcnt[id] = n
+		return
+	}
+	for len(b.refcnt) < int(id) {
 		b.refcnt = append(b.refcnt, 0)
 	}
-	b.refcnt[id] = n
+	b.refcnt = append(b.refcnt, n)
 }
 
 // SetFlags records the flags of id.
 func (b *Builder) SetFlags(id ObjectID, f Flags) {
 	if b.flags == nil {
-		b.flags = make([]Flags, len(b.typ), cap(b.typ))
+		b.flags = make([]Flags, 0, cap(b.typ))
 	}
-	for len(b.flags) <= int(id) {
+	if int(id) < len(b.flags) {
+		b.flags[id] = f
+		return
+	}
+	for len(b.flags) < int(id) {
 		b.flags = append(b.flags, 0)
 	}
-	b.flags[id] = f
+	b.flags = append(b.flags, f)
 }
 
 // SetValue records a short value label for id.

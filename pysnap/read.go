@@ -174,6 +174,7 @@ func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
 	if major != VersionMajor {
 		return nil, rd.errorf(8, "format version %d.%d, this reader knows %d.x", major, minor, VersionMajor)
 	}
+	rd.presize(r)
 	nsections := uint64(0)
 	for {
 		start := rd.off
@@ -206,6 +207,33 @@ func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
 			return nil, err
 		}
 	}
+}
+
+// presize walks the section headers (16 bytes each) to count the objects
+// and edges the file announces, so the builder allocates once. It trusts
+// nothing it reads: counts are capped by what the payload lengths allow,
+// and any inconsistency just ends the walk; the real pass reports it.
+func (rd *reader) presize(r io.ReaderAt) {
+	var n, m int64
+	off := int64(headerSize)
+	var sh [sectionHead]byte
+	for off+sectionHead <= rd.size {
+		if _, err := r.ReadAt(sh[:], off); err != nil {
+			break
+		}
+		kind := binary.LittleEndian.Uint32(sh[:])
+		count := int64(binary.LittleEndian.Uint32(sh[4:]))
+		length := binary.LittleEndian.Uint64(sh[8:])
+		if kind == secEnd || length > uint64(rd.size-off-sectionHead) {
+			break
+		}
+		if kind == secObjects && count*37 <= int64(length) {
+			n += count
+			m += (int64(length) - count*37) / 12
+		}
+		off += sectionHead + int64(length)
+	}
+	rd.b.Grow(int(n), int(m))
 }
 
 func (rd *reader) section(kind, count uint32, p []byte, off int64) error {

@@ -27,6 +27,7 @@ func init() {
 	commands = []command{
 		{name: "summary", args: "SNAPSHOT", short: "objects and shallow bytes per type", run: runSummary},
 		{name: "diff", args: "BEFORE AFTER", short: "change per type between two snapshots", run: runDiff},
+		{name: "trend", args: "S1 S2 S3 ...", short: "growth per type over many snapshots: steady, warm-up, churn", run: runTrend},
 		{name: "help", args: "", short: "show this help", run: runHelp},
 	}
 }

@@ -14,6 +14,8 @@ What is there, and what grew:
 
 	summary SNAPSHOT            objects and shallow bytes per type
 	diff BEFORE AFTER           change per type between two snapshots
+	trend S1 S2 S3 ...          growth per type over many snapshots, telling
+	                            steady growth from a one-off warm-up
 
 Taking snapshots:
 

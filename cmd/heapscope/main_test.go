@@ -71,6 +71,8 @@ func TestCommands(t *testing.T) {
 		{"diff-json", []string{"diff", "--json", before, after}},
 		{"diff-markdown", []string{"diff", "--format=markdown", before, after}},
 		{"diff-same", []string{"diff", before, before}},
+		{"trend", []string{"trend", before, after, after}},
+		{"trend-json", []string{"trend", "--json", before, after, after}},
 		{"summary-missing-file", []string{"summary", "testdata/nonexistent.pysnap"}},
 		{"summary-not-a-snapshot", []string{"summary", "testdata/before.heap"}},
 	}
@@ -89,6 +91,7 @@ func TestMisuse(t *testing.T) {
 		{"summary", "--json", "--format", "markdown", "testdata/before.pysnap"},
 		{"summary", "--top", "-1", "testdata/before.pysnap"},
 		{"diff", "testdata/before.pysnap"},
+		{"trend", "testdata/before.pysnap"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(args, &stdout, &stderr)

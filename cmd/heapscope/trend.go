@@ -1,0 +1,35 @@
+package main
+
+import (
+	"io"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/report"
+)
+
+func runTrend(args []string, stdout, stderr io.Writer) error {
+	fs := flagSet("trend", "S1 S2 S3 ...", stderr)
+	var out outputFlags
+	out.register(fs, 20)
+	pos, err := parse(fs, args, 2, -1)
+	if err != nil {
+		return err
+	}
+	f, err := out.resolve()
+	if err != nil {
+		return err
+	}
+	var snaps []*heap.Graph
+	var srcs []report.Source
+	for _, p := range pos {
+		g, src, err := load(p, stderr)
+		if err != nil {
+			return err
+		}
+		snaps = append(snaps, g)
+		srcs = append(srcs, src)
+	}
+	rows := analyze.Trend(snaps)
+	return report.Trend(stdout, f, srcs, cut(rows, out.top), len(rows))
+}
