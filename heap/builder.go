@@ -33,8 +33,9 @@ type Builder struct {
 	size      []uint64
 	edgeStart []uint32 // filled up to cur+1
 	cur       int      // source of the last in-order edge
-	tgt       []uint64
-	lab       []Label
+	tgt       []uint64 // ByAddress: edge targets
+	lab       []Label  // ByAddress: edge labels
+	ed        []Edge   // ByID: the edges, targets unchecked
 
 	late []lateEdge // edges whose source came out of order
 
@@ -97,9 +98,16 @@ func (b *Builder) Grow(n, m int) {
 			b.flags = growTo(b.flags, n)
 		}
 	}
+	if n > 0 {
+		b.edgeStart = growTo(b.edgeStart, n)
+	}
 	if m > 0 {
-		b.tgt = growTo(b.tgt, m)
-		b.lab = growTo(b.lab, m)
+		if b.targets == ByID {
+			b.ed = growTo(b.ed, m)
+		} else {
+			b.tgt = growTo(b.tgt, m)
+			b.lab = growTo(b.lab, m)
+		}
 	}
 }
 
@@ -160,19 +168,29 @@ func (b *Builder) Edge(from ObjectID, to uint64, l Label) {
 		b.late = append(b.late, lateEdge{from, to, l})
 		return
 	}
-	if len(b.tgt) >= 1<<32-1 {
+	m := b.numEdges()
+	if m >= 1<<32-1 {
 		if b.err == nil {
 			b.err = errors.New("heap: more than 2^32-1 edges")
 		}
 		return
 	}
 	for b.cur < int(from) {
-		b.edgeStart = append(b.edgeStart, uint32(len(b.tgt)))
+		b.edgeStart = append(b.edgeStart, uint32(m))
 		b.cur++
+	}
+	if b.targets == ByID {
+		if to >= uint64(None) {
+			to = uint64(None) // out of range; dropped at Build
+		}
+		b.ed = append(b.ed, Edge{ObjectID(to), l})
+		return
 	}
 	b.tgt = append(b.tgt, to)
 	b.lab = append(b.lab, l)
 }
+
+func (b *Builder) numEdges() int { return len(b.tgt) + len(b.ed) }
 
 // Root marks target (an address or an ObjectID, as the builder's
 // [Targets] says) as a root of the given kind.
@@ -257,9 +275,9 @@ func (b *Builder) Build() (*Graph, error) {
 	}
 	n := len(b.typ)
 	for len(b.edgeStart) < n+1 {
-		b.edgeStart = append(b.edgeStart, uint32(len(b.tgt)))
+		b.edgeStart = append(b.edgeStart, uint32(b.numEdges()))
 	}
-	if b.cur >= n && len(b.tgt) > 0 {
+	if b.cur >= n && b.numEdges() > 0 {
 		return nil, fmt.Errorf("heap: edge from object %d, but only %d objects", b.cur, n)
 	}
 	for _, e := range b.late {
@@ -298,7 +316,38 @@ func (b *Builder) Build() (*Graph, error) {
 		return ObjectID(to), true
 	}
 
-	edges := make([]Edge, 0, len(b.tgt)+len(b.late))
+	var edges []Edge
+	var newStart []uint32
+	if b.targets == ByID && len(b.late) == 0 {
+		// Compact in place: no copy of the edge array.
+		edges, newStart = b.ed, b.edgeStart[:n+1]
+		w := uint32(0)
+		for src := 0; src < n; src++ {
+			lo, hi := newStart[src], newStart[src+1]
+			newStart[src] = w
+			for k := lo; k < hi; k++ {
+				if id, ok := resolve(uint64(edges[k].To)); ok {
+					edges[w] = Edge{id, edges[k].Label}
+					w++
+				}
+			}
+		}
+		newStart[n] = w
+		edges = edges[:w:w]
+	} else {
+		edges, newStart = b.mergeEdges(n, resolve)
+	}
+	b.tgt, b.lab, b.ed, b.late = nil, nil, nil, nil
+	if dangling > 0 {
+		b.Warn(-1, "%d references point to no object in the snapshot (first: %#x); they were dropped", dangling, firstDangling)
+	}
+	return b.finish(n, idx, edges, newStart)
+}
+
+// mergeEdges copies the edges into their final array, resolving targets
+// and merging in the edges that came out of order.
+func (b *Builder) mergeEdges(n int, resolve func(uint64) (ObjectID, bool)) ([]Edge, []uint32) {
+	edges := make([]Edge, 0, b.numEdges()+len(b.late))
 	start := b.edgeStart
 	if len(b.late) > 0 {
 		sort.SliceStable(b.late, func(i, j int) bool { return b.late[i].from < b.late[j].from })
@@ -308,6 +357,12 @@ func (b *Builder) Build() (*Graph, error) {
 	for src := 0; src < n; src++ {
 		newStart[src] = uint32(len(edges))
 		for k := start[src]; k < start[src+1]; k++ {
+			if b.targets == ByID {
+				if id, ok := resolve(uint64(b.ed[k].To)); ok {
+					edges = append(edges, Edge{id, b.ed[k].Label})
+				}
+				continue
+			}
 			if id, ok := resolve(b.tgt[k]); ok {
 				edges = append(edges, Edge{id, b.lab[k]})
 			}
@@ -320,11 +375,11 @@ func (b *Builder) Build() (*Graph, error) {
 		}
 	}
 	newStart[n] = uint32(len(edges))
-	b.tgt, b.lab, b.late = nil, nil, nil
-	if dangling > 0 {
-		b.Warn(-1, "%d references point to no object in the snapshot (first: %#x); they were dropped", dangling, firstDangling)
-	}
+	return edges, newStart
+}
 
+// finish resolves roots and the sparse columns and assembles the Graph.
+func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32) (*Graph, error) {
 	roots := make([]Root, 0, len(b.roots))
 	var lostRoots int
 	for _, r := range b.roots {

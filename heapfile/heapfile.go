@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/hprof"
 	"github.com/heapscope/heapscope/pysnap"
 )
 
@@ -25,10 +26,11 @@ type format struct {
 // formats is every format heapscope reads, in the order they are tried.
 var formats = []format{
 	{"python", pysnap.Match, pysnap.Open},
+	{"hprof", hprof.Match, hprof.Open},
 }
 
 // prefixLen is how many bytes of a file the Match functions see.
-const prefixLen = 64
+const prefixLen = 4096
 
 // Open reads the snapshot in the named file, whatever its format.
 func Open(path string) (*heap.Graph, error) {

@@ -23,8 +23,8 @@ import (
 //
 // where EDGE is TARGET, LABEL=TARGET, [I]=TARGET (I a number: an index), or any of these prefixed
 // by an edge kind and a colon (weak:cache=b, internal:[0]=c). Objects get
-// IDs in the order they are declared and address 0x1000+16*ID; edges may
-// name objects declared later.
+// IDs in the order they are declared and address 0x1000+16*ID, unless the
+// name is written NAME@HEXADDR; edges may name objects declared later.
 func Parse(src string) (*heap.Graph, error) {
 	b := heap.NewBuilder(heap.ByID)
 	ids := map[string]heap.ObjectID{}
@@ -58,11 +58,20 @@ func Parse(src string) (*heap.Graph, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: size: %v", n+1, err)
 		}
-		if _, dup := ids[f[0]]; dup {
-			return nil, fmt.Errorf("line %d: %s declared twice", n+1, f[0])
+		name, addrText, hasAddr := strings.Cut(f[0], "@")
+		if _, dup := ids[name]; dup {
+			return nil, fmt.Errorf("line %d: %s declared twice", n+1, name)
 		}
-		id := b.Object(0x1000+16*uint64(len(ids)), b.Type(f[1]), size)
-		ids[f[0]] = id
+		addr := 0x1000 + 16*uint64(len(ids))
+		if hasAddr {
+			a, err := strconv.ParseUint(strings.TrimPrefix(addrText, "0x"), 16, 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: address: %v", n+1, err)
+			}
+			addr = a
+		}
+		id := b.Object(addr, b.Type(f[1]), size)
+		ids[name] = id
 		var edges []string
 		if len(f) > 3 {
 			if f[3] != "->" {

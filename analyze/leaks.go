@@ -1,0 +1,246 @@
+package analyze
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/heapscope/heapscope/heap"
+)
+
+// LeakOptions adjusts [Leaks].
+type LeakOptions struct {
+	// Noise is the catalogue of growth that is not a leak; nil means
+	// [BuiltinNoise]. Findings that match a rule are set aside.
+	Noise []NoiseRule
+	// KeepNoise reports the findings that match a rule too, marked.
+	KeepNoise bool
+}
+
+// LeakFinding is one group of leaked objects: those one kind of path
+// holds (see [MergePaths]).
+type LeakFinding struct {
+	Type string `json:"type"` // the type of the leaked objects
+	PathGroup
+	// Bytes is the shallow size of the group's objects.
+	Bytes uint64 `json:"bytes"`
+	// Growth is how many objects the group gained from baseline to final
+	// when identities could not be compared (IdentityNone); 0 otherwise.
+	Growth int `json:"growth,omitempty"`
+	// Noise names the catalogue rule the finding matches, when KeepNoise.
+	Noise string `json:"noise,omitempty"`
+}
+
+// LeakReport is the verdict of the three-snapshot rule.
+type LeakReport struct {
+	Runtime string       `json:"runtime"`
+	Mode    IdentityMode `json:"identity"`
+	// New counts the objects of the target that the baseline does not
+	// have; Leaked those of them still alive in the final snapshot, and
+	// LeakedBytes their shallow sizes.
+	New         int    `json:"new"`
+	Leaked      int    `json:"leaked"`
+	LeakedBytes uint64 `json:"leaked_bytes"`
+	// Findings groups the leaked objects by the path that holds them,
+	// biggest retained size first.
+	Findings []LeakFinding `json:"findings"`
+	// Unreached counts leaked objects that no root reaches.
+	Unreached int `json:"unreached"`
+	// Suppressed counts the findings (and their objects) set aside as
+	// known noise.
+	Suppressed        int `json:"suppressed"`
+	SuppressedObjects int `json:"suppressed_objects"`
+}
+
+// Leaks applies the three-snapshot rule (as memlab does for the web):
+// the objects created between baseline and target that are still alive in
+// final are leak candidates. They are grouped by the shape of the path that
+// holds them in final, so ten thousand leaked objects are one finding,
+// ranked by the memory they retain. Snapshots must come from one process,
+// taken in that order.
+//
+// When the runtime's object identities cannot be compared (HPROF, where
+// addresses move), Leaks falls back to growth per type and path signature:
+// a group is a finding when it grew from baseline to target and did not
+// shrink back by final; Mode says so.
+func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
+	rules := opt.Noise
+	if rules == nil {
+		rules = BuiltinNoise
+	}
+	rep := LeakReport{Runtime: final.Meta().Runtime, Mode: Identify(final)}
+	held := NativeHeld(final)
+	extra := NativeRoots(held)
+	tree := Dominators(final, DomOptions{ExtraRoots: extra})
+	paths := ShortestPaths(final, PathOptions{ExtraRoots: extra})
+
+	var groups []PathGroup
+	growth := map[int]int{}
+	if rep.Mode == IdentityNone {
+		groups, growth = growthGroups(baseline, target, final, paths, tree, &rep)
+	} else {
+		leaked := survivors(baseline, target, final, rep.Mode, &rep)
+		groups, rep.Unreached = MergePaths(paths, tree, leaked)
+	}
+	for i, grp := range groups {
+		f := LeakFinding{PathGroup: grp, Growth: growth[i]}
+		if n := len(grp.Signature); n > 0 {
+			f.Type = grp.Signature[n-1].Type
+		}
+		f.Bytes = groupBytes(final, paths, grp)
+		if r := MatchNoise(rules, rep.Runtime, grp); r != nil {
+			rep.Suppressed++
+			rep.SuppressedObjects += grp.Count
+			if !opt.KeepNoise {
+				continue
+			}
+			f.Noise = r.Name
+		}
+		rep.Findings = append(rep.Findings, f)
+	}
+	return rep
+}
+
+// survivors returns the objects of final that are new in target (absent
+// from baseline) and still alive in final.
+func survivors(baseline, target, final *heap.Graph, mode IdentityMode, rep *LeakReport) []heap.ObjectID {
+	old := make(map[uint64]struct{}, baseline.NumObjects())
+	for _, k := range Identities(baseline, mode) {
+		old[k] = struct{}{}
+	}
+	fresh := map[uint64]struct{}{}
+	for _, k := range Identities(target, mode) {
+		if _, ok := old[k]; !ok {
+			fresh[k] = struct{}{}
+		}
+	}
+	rep.New = len(fresh)
+	var leaked []heap.ObjectID
+	for id, k := range Identities(final, mode) {
+		if _, ok := fresh[k]; ok {
+			leaked = append(leaked, heap.ObjectID(id))
+			rep.LeakedBytes += final.Size(heap.ObjectID(id))
+		}
+	}
+	rep.Leaked = len(leaked)
+	return leaked
+}
+
+// groupBytes sums the shallow sizes of the objects in final whose path
+// has grp's signature. It walks only the objects of grp's type.
+func groupBytes(final *heap.Graph, paths *Retainers, grp PathGroup) uint64 {
+	if grp.Count == 1 && len(grp.Sample.Steps) > 0 {
+		return final.Size(grp.Sample.Steps[len(grp.Sample.Steps)-1].Object)
+	}
+	return uint64(grp.Count) * avgSize(final, grp)
+}
+
+// avgSize is the average shallow size of the sample's type; groups are
+// made of one type, so this is exact for fixed-size objects and close for
+// the rest.
+func avgSize(g *heap.Graph, grp PathGroup) uint64 {
+	if len(grp.Sample.Steps) == 0 {
+		return 0
+	}
+	return g.Size(grp.Sample.Steps[len(grp.Sample.Steps)-1].Object)
+}
+
+// signatureKey is a group's identity across snapshots.
+func signatureKey(grp PathGroup) string {
+	var b strings.Builder
+	b.WriteString(grp.RootKind.String())
+	b.WriteByte(0)
+	b.WriteString(grp.RootName)
+	for _, s := range grp.Signature {
+		b.WriteByte(0)
+		b.WriteString(s.Type)
+		b.WriteByte(1)
+		b.WriteString(s.Edge)
+	}
+	return b.String()
+}
+
+// growthGroups is the fallback without identities: for every type whose
+// count grew from baseline to target and did not fall back by final, it
+// groups the type's objects by path in each snapshot and keeps the groups
+// that grew and stayed. growth maps an index of the returned groups to its
+// growth from baseline to final.
+func growthGroups(baseline, target, final *heap.Graph, paths *Retainers, tree *DomTree, rep *LeakReport) ([]PathGroup, map[int]int) {
+	cb, ct, cf := typeCounts(baseline), typeCounts(target), typeCounts(final)
+	var types []string
+	for name, n := range ct {
+		if n > cb[name] && cf[name] >= n {
+			types = append(types, name)
+		}
+	}
+	slices.Sort(types)
+	counts := func(g *heap.Graph, r *Retainers, t *DomTree) map[string]int {
+		m := map[string]int{}
+		byType := objectsOfTypes(g, types)
+		for _, name := range types {
+			grps, _ := MergePaths(r, t, byType[name])
+			for _, grp := range grps {
+				m[signatureKey(grp)] += grp.Count
+			}
+		}
+		return m
+	}
+	gb := counts(baseline, ShortestPaths(baseline, PathOptions{}), Dominators(baseline, DomOptions{}))
+	gt := counts(target, ShortestPaths(target, PathOptions{}), Dominators(target, DomOptions{}))
+	type found struct {
+		grp    PathGroup
+		growth int
+	}
+	var fs []found
+	byType := objectsOfTypes(final, types)
+	for _, name := range types {
+		grps, _ := MergePaths(paths, tree, byType[name])
+		for _, grp := range grps {
+			k := signatureKey(grp)
+			if gt[k] > gb[k] && grp.Count >= gt[k] {
+				fs = append(fs, found{grp, grp.Count - gb[k]})
+				rep.New += gt[k] - gb[k]
+				rep.Leaked += grp.Count - gb[k]
+				rep.LeakedBytes += uint64(grp.Count-gb[k]) * avgSize(final, grp)
+			}
+		}
+	}
+	slices.SortStableFunc(fs, func(a, b found) int {
+		if c := cmp.Compare(b.grp.Retained, a.grp.Retained); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.growth, a.growth)
+	})
+	out := make([]PathGroup, len(fs))
+	growth := map[int]int{}
+	for i, f := range fs {
+		out[i], growth[i] = f.grp, f.growth
+	}
+	return out, growth
+}
+
+func typeCounts(g *heap.Graph) map[string]int {
+	m := map[string]int{}
+	for _, s := range Summary(g) {
+		m[s.Type] = s.Count
+	}
+	return m
+}
+
+// objectsOfTypes returns, for each named type, its objects in ID order.
+func objectsOfTypes(g *heap.Graph, names []string) map[string][]heap.ObjectID {
+	want := map[heap.TypeID]string{}
+	for t := 0; t < g.NumTypes(); t++ {
+		name := g.TypeName(heap.TypeID(t))
+		if _, ok := slices.BinarySearch(names, name); ok {
+			want[heap.TypeID(t)] = name
+		}
+	}
+	out := map[string][]heap.ObjectID{}
+	for id, t := range g.Types() {
+		if name, ok := want[t]; ok {
+			out[name] = append(out[name], heap.ObjectID(id))
+		}
+	}
+	return out
+}

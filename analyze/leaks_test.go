@@ -1,0 +1,94 @@
+package analyze_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/heaptest"
+)
+
+// leakHeap is a Python-like heap after `round` rounds of a workload that
+// adds one Item to a module-level cache each round (the leak), keeps one
+// Temp per round only until the next (churn), and fills the re module's
+// cache once, in round 1 (noise). Churn objects reuse the same addresses.
+func leakHeap(t *testing.T, round int, runtime string) *heap.Graph {
+	var b strings.Builder
+	fmt.Fprintf(&b, "runtime %s\nroot module app app\nroot module re re\n", runtime)
+	var cache, recache []string
+	for i := 0; i < round; i++ {
+		cache = append(cache, fmt.Sprintf("['k%d']=item%d", i, i))
+	}
+	if round >= 1 {
+		recache = append(recache, "['p']=pat")
+	}
+	fmt.Fprintf(&b, "app@0x100 module 72 -> __dict__=appdict\n")
+	fmt.Fprintf(&b, "appdict@0x200 dict 360 -> .cache=cache .tmp=tmp\n")
+	fmt.Fprintf(&b, "cache@0x300 dict 640 -> %s\n", strings.Join(cache, " "))
+	for i := 0; i < round; i++ {
+		fmt.Fprintf(&b, "item%d@%x app.Item 56 -> .payload=buf%d\n", i, 0x10000+i*0x100, i)
+		fmt.Fprintf(&b, "buf%d@%x bytes 1000\n", i, 0x10080+i*0x100)
+	}
+	// The churn object of this round sits where last round's was.
+	fmt.Fprintf(&b, "tmp@0x400 app.Temp 48\n")
+	fmt.Fprintf(&b, "re@0x500 module 72 -> __dict__=redict\n")
+	fmt.Fprintf(&b, "redict@0x600 dict 360 -> ._cache=recache\n")
+	fmt.Fprintf(&b, "recache@0x700 dict 232 -> %s\n", strings.Join(recache, " "))
+	if round >= 1 {
+		fmt.Fprintf(&b, "pat@0x800 re.Pattern 200\n")
+	}
+	return heaptest.MustParse(t, b.String())
+}
+
+func TestLeaksThreeSnapshots(t *testing.T) {
+	// Baseline after round 0; the re cache fills in round 1; target after
+	// round 2; final after round 4.
+	base, target, final := leakHeap(t, 0, "python"), leakHeap(t, 2, "python"), leakHeap(t, 4, "python")
+	rep := analyze.Leaks(base, target, final, analyze.LeakOptions{})
+	if rep.Mode != analyze.IdentityAddress {
+		t.Errorf("Mode = %s", rep.Mode)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, fmt.Sprintf("%s x%d retained %d", f.Type, f.Count, f.Retained))
+	}
+	// item0, item1 and their buffers are new in target and alive in final.
+	// The items dominate their buffers, so the buffer group retains 0 more.
+	want := "app.Item x2 retained 2112|bytes x2 retained 0"
+	if strings.Join(got, "|") != want {
+		t.Errorf("findings = %q, want %q", strings.Join(got, "|"), want)
+	}
+	if rep.Suppressed != 1 || rep.SuppressedObjects != 1 {
+		t.Errorf("suppressed %d groups (%d objects), want the re cache's 1 (1)", rep.Suppressed, rep.SuppressedObjects)
+	}
+	// Keeping the noise shows the re cache entry, marked.
+	rep = analyze.Leaks(base, target, final, analyze.LeakOptions{KeepNoise: true})
+	noisy := 0
+	for _, f := range rep.Findings {
+		if f.Noise == "python-re-cache" {
+			noisy++
+		}
+	}
+	if noisy != 1 {
+		t.Errorf("KeepNoise: %d findings marked python-re-cache, want 1", noisy)
+	}
+}
+
+func TestLeaksWithoutIdentity(t *testing.T) {
+	base, target, final := leakHeap(t, 0, "java"), leakHeap(t, 2, "java"), leakHeap(t, 4, "java")
+	rep := analyze.Leaks(base, target, final, analyze.LeakOptions{})
+	if rep.Mode != analyze.IdentityNone {
+		t.Fatalf("Mode = %s", rep.Mode)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, fmt.Sprintf("%s x%d +%d", f.Type, f.Count, f.Growth))
+	}
+	// Python's noise catalogue does not apply to a Java heap: the pattern stays.
+	want := "app.Item x4 +4|bytes x4 +4|re.Pattern x1 +1"
+	if strings.Join(got, "|") != want {
+		t.Errorf("findings = %q, want %q", strings.Join(got, "|"), want)
+	}
+}

@@ -1,0 +1,108 @@
+package analyze
+
+import (
+	"slices"
+	"strings"
+)
+
+// NoiseRule describes growth that is not a leak: a cache of the runtime
+// or of a library that fills once and stops. A rule matches a group of
+// objects held by one kind of path when every field it sets matches.
+type NoiseRule struct {
+	// Name identifies the rule in listings and in suppression files.
+	Name string `json:"name"`
+	// Runtime is "python", "java" or "v8"; empty matches every runtime.
+	Runtime string `json:"runtime,omitempty"`
+	// Root must equal the name of the root the path starts from (for
+	// Python, a module's name); a trailing "*" matches any suffix.
+	Root string `json:"root,omitempty"`
+	// Through lists edge names that must appear on the path signature in
+	// this order (not necessarily next to each other), as `why` shows them
+	// (".attr", "[*]").
+	Through []string `json:"through,omitempty"`
+	// ThroughType lists type names that must appear on the path.
+	ThroughType []string `json:"through_type,omitempty"`
+	// Type must equal the type of the grouped objects.
+	Type string `json:"type,omitempty"`
+	// Reason says why this growth is not a leak.
+	Reason string `json:"reason"`
+}
+
+// Matches reports whether the rule matches group grp, found in a snapshot
+// of runtime.
+func (r NoiseRule) Matches(runtime string, grp PathGroup) bool {
+	if r.Runtime != "" && r.Runtime != runtime {
+		return false
+	}
+	if r.Root != "" && !globMatch(r.Root, grp.RootName) {
+		return false
+	}
+	if r.Type != "" && (len(grp.Signature) == 0 || grp.Signature[len(grp.Signature)-1].Type != r.Type) {
+		return false
+	}
+	i := 0
+	for _, want := range r.Through {
+		for i < len(grp.Signature) && grp.Signature[i].Edge != want {
+			i++
+		}
+		if i == len(grp.Signature) {
+			return false
+		}
+		i++
+	}
+	for _, want := range r.ThroughType {
+		if !slices.ContainsFunc(grp.Signature, func(s SigStep) bool { return s.Type == want }) {
+			return false
+		}
+	}
+	return r.Root != "" || r.Type != "" || len(r.Through) > 0 || len(r.ThroughType) > 0
+}
+
+func globMatch(pattern, s string) bool {
+	if p, ok := strings.CutSuffix(pattern, "*"); ok {
+		return strings.HasPrefix(s, p)
+	}
+	return pattern == s
+}
+
+// BuiltinNoise is the catalogue of interpreter and library caches that
+// grow once and stop. Leak findings that match it are set aside (and
+// counted) unless the caller asks for everything.
+var BuiltinNoise = []NoiseRule{
+	{Name: "python-re-cache", Runtime: "python", Root: "re", Reason: "the re module caches compiled patterns (bounded)"},
+	{Name: "python-typing-caches", Runtime: "python", Root: "typing", Reason: "typing caches parameterized generics (bounded lru caches)"},
+	{Name: "python-linecache", Runtime: "python", Root: "linecache", Reason: "linecache keeps the source lines of files shown in tracebacks"},
+	{Name: "python-logging", Runtime: "python", Root: "logging", Reason: "logging registers every logger and handler once, by name"},
+	{Name: "python-importer-cache", Runtime: "python", Root: "sys", Through: []string{".path_importer_cache"}, Reason: "the import system caches a finder per sys.path entry"},
+	{Name: "python-import-bootstrap", Runtime: "python", Root: "importlib*", Reason: "the import system's own module caches"},
+	{Name: "python-bootstrap", Runtime: "python", Root: "_frozen_importlib*", Reason: "the import system's own module caches"},
+	{Name: "python-encodings", Runtime: "python", Root: "encodings", Reason: "codec lookups are cached per encoding name"},
+	{Name: "python-strptime", Runtime: "python", Root: "_strptime", Reason: "strptime caches compiled formats (bounded)"},
+	{Name: "python-copyreg", Runtime: "python", Root: "copyreg", Reason: "copyreg caches pickling helpers per class"},
+	{Name: "python-warnings-registry", Runtime: "python", Through: []string{".__warningregistry__"}, Reason: "each module remembers the warnings it has shown once"},
+	{Name: "python-warnings", Runtime: "python", Root: "warnings", Reason: "the warnings module remembers what it has shown once"},
+	{Name: "python-tracemalloc", Runtime: "python", Root: "tracemalloc", Reason: "tracemalloc's own state"},
+	{Name: "python-inspect", Runtime: "python", Root: "inspect", Reason: "inspect caches module and file lookups"},
+	{Name: "python-functools-dispatch", Runtime: "python", Root: "functools", Reason: "singledispatch caches dispatch per type"},
+	{Name: "python-new-modules", Runtime: "python", Type: "module", Reason: "a module imported once, on first use"},
+	{Name: "java-lambda-forms", Runtime: "java", ThroughType: []string{"java.lang.invoke.LambdaForm"}, Reason: "method handles are spun once per shape"},
+	{Name: "java-method-type-intern", Runtime: "java", ThroughType: []string{"java.lang.invoke.MethodType$ConcurrentWeakInternSet"}, Reason: "MethodType interning table"},
+	{Name: "java-class-loading", Runtime: "java", Type: "java.lang.Class", Reason: "classes load once, on first use"},
+	{Name: "java-parallel-lock-map", Runtime: "java", Through: []string{"parallelLockMap"}, Reason: "class loaders keep one lock per class name loaded"},
+	{Name: "java-resource-bundles", Runtime: "java", ThroughType: []string{"java.util.ResourceBundle"}, Reason: "resource bundles are cached per locale"},
+	{Name: "v8-compiled-code", Runtime: "v8", Type: "(compiled code)", Reason: "code compiled and cached once per function"},
+	{Name: "v8-system", Runtime: "v8", Type: "(system)", Reason: "VM-internal objects"},
+	{Name: "v8-object-shapes", Runtime: "v8", Type: "(object shape)", Reason: "hidden classes made once per object shape"},
+	{Name: "v8-compilation-cache", Runtime: "v8", Root: "(Compilation cache)", Reason: "V8's compilation cache"},
+	{Name: "v8-feedback", Runtime: "v8", ThroughType: []string{"(system)"}, Through: []string{"feedback_vector"}, Reason: "inline-cache feedback, filled as code warms up"},
+}
+
+// MatchNoise returns the first rule in rules that matches grp, or nil.
+func MatchNoise(rules []NoiseRule, runtime string, grp PathGroup) *NoiseRule {
+	for i := range rules {
+		if rules[i].Matches(runtime, grp) {
+			return &rules[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,118 @@
+// Package hprof reads Java heap dumps in the HPROF binary format
+// ("JAVA PROFILE 1.0.1", "1.0.2" and Android's "1.0.3", identifier sizes
+// 4 and 8) into a [heap.Graph]. HotSpot writes them with
+// `jcmd PID GC.heap_dump FILE` (optionally -gz=N), jmap -dump,
+// HotSpotDiagnosticMXBean.dumpHeap and -XX:+HeapDumpOnOutOfMemoryError.
+//
+// # Reading
+//
+// [Read] makes two passes over the input. Pass 1 indexes UTF8 and
+// LOAD_CLASS records, reads every CLASS_DUMP and lists the address of
+// every object; between the passes the addresses are sorted into an index
+// (16 bytes per object) and class layouts are computed; pass 2 emits the
+// objects, edges and roots in file order. The characters of
+// java.lang.String objects are read last, in file order, because a
+// string's value array may come before or after it. Top-level records
+// with unknown tags are skipped by their length. [Open] also reads
+// gzip-compressed dumps, which it first decompresses into a temporary
+// file.
+//
+// # Graph
+//
+// Every INSTANCE_DUMP, OBJ_ARRAY_DUMP, PRIM_ARRAY_DUMP and CLASS_DUMP is
+// one object whose address is its HPROF object id. Types have Java names:
+// "java.util.HashMap", "int[]", "java.lang.String[][]", hidden classes as
+// HotSpot's Klass::external_name spells them ("Foo$$Lambda$14/0x…").
+// A CLASS_DUMP is an object of type java.lang.Class (the class mirror);
+// it has a strong edge per non-null static reference field, named after
+// the field (including HotSpot's synthetic "<resolved_references>"), and
+// internal edges "<super>", "<classloader>", "<signers>" and
+// "<protection domain>". An instance has a strong edge per non-null
+// reference field, named after the field; instances have no edge to
+// their class. An object array has edges "[i]" to its non-null elements.
+//
+// The field java.lang.ref.Reference.referent is a [heap.Weak] edge in
+// every subclass: WeakReference, SoftReference, PhantomReference, their
+// subclasses (WeakHashMap$Entry, Cleaner references), and also
+// FinalReference (java.lang.ref.Finalizer): an object that only a
+// Finalizer reaches is waiting to be finalized, not retained by the
+// program, and analyses should not blame the finalizer queue for it.
+//
+// GC-root sub-records become [heap.Root]s named as HPROF names them;
+// an object may be several roots:
+//
+//	ROOT_UNKNOWN           RootOther   "unknown"
+//	ROOT_JNI_GLOBAL        RootGlobal  "jni global"
+//	ROOT_JNI_LOCAL         RootStack   "jni local"
+//	ROOT_JAVA_FRAME        RootStack   "java frame"
+//	ROOT_NATIVE_STACK      RootStack   "native stack"
+//	ROOT_STICKY_CLASS      RootClass   "sticky class"
+//	ROOT_THREAD_BLOCK      RootThread  "thread block"
+//	ROOT_MONITOR_USED      RootVM      "monitor used"
+//	ROOT_THREAD_OBJECT     RootThread  "thread object" (id 0 is skipped)
+//	Android: ROOT_INTERNED_STRING, ROOT_FINALIZING, ROOT_REFERENCE_CLEANUP,
+//	ROOT_VM_INTERNAL       RootVM;  ROOT_DEBUGGER, ROOT_JNI_MONITOR
+//	RootNative;  UNREACHABLE RootOther "unreachable"
+//
+// A java.lang.String gets a value label, its first 64 characters, and a
+// digest of its whole content (FNV-1a, 64 bits, over the coder byte and
+// the value array's bytes), for JDK 9+ compact strings (byte[] value,
+// coder 0 Latin-1 or 1 UTF-16 in little-endian order, the byte order of
+// x86 and ARM JVMs) and older char[] strings (with JDK 6's offset and
+// count). Equal strings have equal digests within one dump.
+//
+// # Shallow sizes
+//
+// HPROF carries no sizes. Read computes HotSpot's: for 8-byte ids (a
+// 64-bit JVM) a 12-byte header (mark word and compressed class pointer),
+// references of 4 bytes (compressed oops) unless the dump shows
+// otherwise, and 8-byte alignment unless the dump shows otherwise; for
+// 4-byte ids (32-bit JVMs, Android) an 8-byte header and 4-byte
+// references. Evidence from the dump: when an object array is followed
+// in the dump by an object that starts inside it were references 8 bytes
+// wide, references are 4 bytes; when objects follow object arrays exactly
+// where 8-byte references end them and never inside, they are 8 bytes.
+// The alignment is the greatest common divisor of the address differences
+// (at least 8, at most 256), trusted from 64 objects on.
+//
+//   - Instance: HotSpot's field layout (JDK 15+ FieldLayoutBuilder):
+//     the superclass's fields keep their places; the class's primitive
+//     fields, largest first, then its references, each go into the smallest
+//     gap that fits them at their natural alignment (gaps left by the
+//     superclass too), else at the end. Size = end of the last field,
+//     aligned. Fields HotSpot injects (ClassLoader.loader_data,
+//     MemberName.vmindex, Class.klass and six more) are not in the dump;
+//     a table adds them for JDK 17. @Contended fields of JDK classes
+//     (Thread.threadLocalRandom*, ConcurrentHashMap$CounterCell, Striped64$Cell,
+//     Exchanger$Node) are padded by 128 bytes before and after, from a table.
+//   - Object array: alignUp(header + 4 + n*ref, alignment).
+//   - Primitive array: alignUp(alignUp(header + 4, elem) + n*elem, alignment).
+//   - Class object: a java.lang.Class instance (its layout plus the
+//     injected fields) followed by the class's static fields, laid out as
+//     instance fields are; synthetic statics ("<resolved_references>")
+//     take no room.
+//
+// Checked against GC.class_histogram of JDK 17 (G1, compressed oops):
+// the number of objects per class is equal, and so are the bytes per
+// class except java.lang.Class, which differs by less than 0.1%. Known
+// differences: classes whose injected or @Contended fields differ from
+// the tables (other JDK versions) are off by a few bytes per instance;
+// with class data sharing on, the histogram counts the archived mirrors
+// of classes not yet loaded, which HotSpot does not dump (references to
+// them, from the archive's roots array, are dropped with a warning);
+// compact object headers (JDK 24+) and -XX:-UseCompressedClassPointers
+// are not detected.
+//
+// # Damage
+//
+// A file that does not start with a supported header is a *[FormatError].
+// So is a dump cut short, whose error wraps io.ErrUnexpectedEOF; then Read
+// also returns the graph of what came before the cut. Damage inside a
+// heap-dump record (an unknown sub-record tag, a sub-record that overruns
+// its record, a count larger than the bytes left) ends that record with a
+// warning ([heap.Graph.Warnings]), and reading goes on with the next
+// record. References and roots to ids that are not in the dump are
+// dropped with one summary warning, as are instances whose field data do
+// not match their class. Every count and length is checked against the
+// bytes left before anything is allocated; no input makes Read panic.
+package hprof

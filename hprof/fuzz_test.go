@@ -1,0 +1,51 @@
+package hprof
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzRead checks that Read never panics and that it returns either an
+// error or a valid graph, and that its errors are *FormatErrors.
+func FuzzRead(f *testing.F) {
+	f.Add(tinyDump(8))
+	f.Add(tinyDump(4))
+	w := newDumpWriter("JAVA PROFILE 1.0.1", 8)
+	writeJavaBase(w)
+	w.instance(0x2000, clsObject, nil)
+	w.flush(tagHeapDump)
+	f.Add(w.bytes())
+	w = newDumpWriter("JAVA PROFILE 1.0.3", 4)
+	writeJavaBase(w)
+	w.seg.Write(w.data().u1(subHeapDumpInfo).u4('A').ref(0).bytes())
+	w.root(subRootInterned, clsObject)
+	w.root(subRootJNIMonitor, clsObject)
+	f.Add(w.bytes())
+	files, _ := filepath.Glob("testdata/*.hprof")
+	for _, name := range files {
+		if b, err := os.ReadFile(name); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g, err := Read(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v is not a *FormatError", err)
+			}
+			if g != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("graph with error %v", err)
+			}
+		}
+		if g != nil {
+			if verr := g.Validate(); verr != nil {
+				t.Fatalf("Validate() = %v", verr)
+			}
+		}
+	})
+}

@@ -1,0 +1,350 @@
+package hprof
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/heapscope/heapscope/heap"
+)
+
+// maxHeaderLen bounds the version string, as Eclipse MAT does.
+const maxHeaderLen = 32
+
+// reader holds the state of one Read.
+type reader struct {
+	r       io.ReaderAt
+	size    int64
+	idSize  int
+	version string
+	hotspot bool // a HotSpot-style dump: 8-byte ids, not Android
+	c       *cursor
+	b       *heap.Builder
+
+	utf8      map[uint64]span   // UTF8 records by id
+	names     map[uint64]string // decoded UTF8 records
+	loadNames map[uint64]uint64 // class object id -> UTF8 id of its name
+	classes   map[uint64]*classInfo
+	segs      []segment
+
+	// Pass 1.
+	addrs     []uint64
+	firstAddr uint64
+	nedges    int
+	gcd       uint64 // of address differences, for the alignment
+	prevAddr  uint64 // object array evidence for compressed references
+	prevEnd8  uint64
+	prevEnd4  uint64
+	lastCount countCache
+	narrow    int // objects that start inside the previous object array under 8-byte references
+	wide      int // objects that start exactly after it under 8-byte references
+
+	// Between the passes.
+	idx           *addrIndex
+	model         model
+	classSize     uint64 // shallow size of a java.lang.Class instance
+	unknownTypes  map[uint64]heap.TypeID
+	arrayTypes    map[uint64]heap.TypeID
+	primTypes     [16]heap.TypeID // type + 1 of each primitive array type, 0 until used
+	lastArrayCls  uint64
+	lastArrayType heap.TypeID // + 1
+	classType_    heap.TypeID
+
+	// Pass 2.
+	nobj          int
+	lastPlanCls   uint64
+	lastPlan      *plan
+	pending       []pendingString
+	arrays        []arrayLoc
+	dangling      int
+	firstDangling uint64
+	danglingFrom  uint64
+	lostRoots     int
+	badFields     int
+	badFieldsOff  int64
+	noClass       int
+	noClassOff    int64
+	truncated     error
+}
+
+// span is the place of a UTF8 record's text.
+type span struct {
+	off int64
+	n   uint32
+}
+
+// segment is a HEAP_DUMP or HEAP_DUMP_SEGMENT body: sub-records from
+// start up to stop (stop < end when the body is damaged).
+type segment struct {
+	tag         byte
+	start, stop int64
+	end         int64 // end of the body in the input
+	declared    int64 // end of the body as its length says
+}
+
+// Read reads an HPROF heap dump of size bytes from r and returns its
+// object graph. Every instance, object array, primitive array and class
+// (CLASS_DUMP) becomes one object whose address is its HPROF object id;
+// the package documentation describes the mapping, the shallow sizes and
+// what becomes a warning.
+//
+// Errors are *[FormatError]s. When the input ends before the last record
+// does, the error wraps [io.ErrUnexpectedEOF] and Read also returns the
+// graph of the complete sub-records before the cut, which is valid but
+// incomplete; on any other error the graph is nil. Read reads r with
+// ReaderAt calls at increasing offsets in two passes and never holds more
+// than a 1 MiB window of it.
+func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
+	rd := &reader{
+		r: r, size: size,
+		utf8:         map[uint64]span{},
+		names:        map[uint64]string{},
+		loadNames:    map[uint64]uint64{},
+		classes:      map[uint64]*classInfo{},
+		unknownTypes: map[uint64]heap.TypeID{},
+		arrayTypes:   map[uint64]heap.TypeID{},
+		b:            heap.NewBuilder(heap.ByID),
+	}
+	return rd.read()
+}
+
+func (rd *reader) read() (*heap.Graph, error) {
+	start, t, err := rd.header()
+	if err != nil {
+		return nil, err
+	}
+	rd.c = newCursor(rd.r, rd.size, rd.idSize)
+	if err := rd.pass1(start); err != nil {
+		return nil, err
+	}
+	rd.prepare()
+	rd.pass2()
+	rd.strings()
+	rd.finish(t)
+	g, err := rd.b.Build()
+	if err != nil {
+		return nil, &FormatError{Offset: -1, Err: err}
+	}
+	if rd.truncated != nil {
+		return g, rd.truncated
+	}
+	return g, nil
+}
+
+// header parses the file header and returns the offset of the first
+// record and the dump time.
+func (rd *reader) header() (int64, time.Time, error) {
+	n := int64(maxHeaderLen + 12)
+	if n > rd.size {
+		n = rd.size
+	}
+	buf := make([]byte, n)
+	if _, err := rd.r.ReadAt(buf, 0); err != nil && err != io.EOF {
+		return 0, time.Time{}, &FormatError{Offset: 0, Err: err}
+	}
+	nul := bytes.IndexByte(buf, 0)
+	if nul < 0 || nul > maxHeaderLen {
+		if nul < 0 && len(buf) > 0 && len(buf) < maxHeaderLen && bytes.HasPrefix([]byte("JAVA PROFILE 1.0."), buf[:min(len(buf), 17)]) {
+			return 0, time.Time{}, &FormatError{Offset: 0, Err: fmt.Errorf("file header: %w", io.ErrUnexpectedEOF)}
+		}
+		return 0, time.Time{}, &FormatError{Offset: 0, Err: errors.New("not an HPROF file: no version string")}
+	}
+	rd.version = string(buf[:nul])
+	switch rd.version {
+	case "JAVA PROFILE 1.0.1", "JAVA PROFILE 1.0.2", "JAVA PROFILE 1.0.3":
+	default:
+		return 0, time.Time{}, &FormatError{Offset: 0, Err: fmt.Errorf("unsupported version %q", rd.version)}
+	}
+	p := int64(nul + 1)
+	if p+12 > int64(len(buf)) {
+		return 0, time.Time{}, &FormatError{Offset: p, Err: fmt.Errorf("file header: %w", io.ErrUnexpectedEOF)}
+	}
+	b := buf[p:]
+	id := int(b[0])<<24 | int(b[1])<<16 | int(b[2])<<8 | int(b[3])
+	if id != 4 && id != 8 {
+		return 0, time.Time{}, &FormatError{Offset: p, Err: fmt.Errorf("unsupported identifier size %d", id)}
+	}
+	rd.idSize = id
+	rd.hotspot = id == 8 && rd.version != "JAVA PROFILE 1.0.3"
+	ms := getID(b[4:], 8)
+	return p + 12, time.UnixMilli(int64(ms)).UTC(), nil
+}
+
+// name returns the text of UTF8 record id ("" if there is none).
+func (rd *reader) name(id uint64) string {
+	if s, ok := rd.names[id]; ok {
+		return s
+	}
+	sp, ok := rd.utf8[id]
+	if !ok {
+		return ""
+	}
+	n := min(sp.n, 1<<16) // names longer than this are damage; keep a prefix
+	buf := make([]byte, n)
+	m, _ := rd.r.ReadAt(buf, sp.off)
+	s := decodeMUTF8(buf[:m])
+	rd.names[id] = s
+	return s
+}
+
+// pass1 walks the top-level records: it indexes UTF8 records, reads
+// LOAD_CLASS and CLASS_DUMP records, and lists every object's address.
+func (rd *reader) pass1(off int64) error {
+	c := rd.c
+	unknown := map[byte]int{}
+	for off < rd.size {
+		if rd.size-off < recordHeaderBytes {
+			rd.truncated = &FormatError{Offset: off, Record: "record", Err: fmt.Errorf("record header: %w", io.ErrUnexpectedEOF)}
+			break
+		}
+		c.seek(off)
+		tag := c.u1()
+		c.u4()
+		length := int64(c.u4())
+		if c.err != nil {
+			return &FormatError{Offset: off, Record: recordName(tag), Err: c.err}
+		}
+		body := off + recordHeaderBytes
+		end := body + length
+		cut := end > rd.size
+		if cut {
+			rd.truncated = &FormatError{Offset: off, Record: recordName(tag),
+				Err: fmt.Errorf("record of %d bytes ends past the end of the input at %#x: %w", length, rd.size, io.ErrUnexpectedEOF)}
+			end = rd.size
+		}
+		switch tag {
+		case tagUTF8:
+			if length < int64(rd.idSize) {
+				rd.b.Warn(off, "UTF8: record of %d bytes is too short; skipped", length)
+				break
+			}
+			if !cut {
+				id := c.id()
+				if _, dup := rd.utf8[id]; !dup {
+					rd.utf8[id] = span{body + int64(rd.idSize), uint32(length - int64(rd.idSize))}
+				}
+			}
+		case tagLoadClass:
+			if length < int64(2*rd.idSize+8) {
+				rd.b.Warn(off, "LOAD_CLASS: record of %d bytes is too short; skipped", length)
+				break
+			}
+			if !cut {
+				c.u4()
+				obj := c.id()
+				c.u4()
+				if _, dup := rd.loadNames[obj]; !dup {
+					rd.loadNames[obj] = c.id()
+				}
+			}
+		case tagHeapDump, tagHeapDumpSeg:
+			s := segment{tag: tag, start: body, end: end, declared: body + length}
+			s.stop = rd.subRecords(&s, 1)
+			rd.segs = append(rd.segs, s)
+		case tagUnloadClass, tagFrame, tagTrace, tagAllocSites, tagHeapSummary,
+			tagStartThread, tagEndThread, tagCPUSamples, tagControl, tagHeapDumpEnd:
+		default:
+			if unknown[tag] == 0 {
+				rd.b.Warn(off, "unknown record tag %#02x (%d bytes); skipped", tag, length)
+			}
+			unknown[tag]++
+		}
+		if cut {
+			break
+		}
+		off = end
+	}
+	for tag, n := range unknown {
+		if n > 1 {
+			rd.b.Warn(-1, "%d records with unknown tag %#02x skipped in all", n, tag)
+		}
+	}
+	return nil
+}
+
+// prepare runs between the passes: it chooses the size model, indexes the
+// addresses and resolves class names.
+func (rd *reader) prepare() {
+	rd.model = model{header: 12, ref: 4, align: 8}
+	if rd.idSize == 4 {
+		rd.model = model{header: 8, ref: 4, align: 8}
+	} else if rd.narrow == 0 && rd.wide > 0 {
+		rd.model.ref = 8
+	}
+	// The alignment is the GCD of address differences, trusted only when
+	// it rests on enough objects: a heap aligned to 8 bytes whose 64
+	// objects all fall on 16-byte boundaries is too unlikely.
+	if g := rd.gcd; g > 8 && len(rd.addrs) >= 64 {
+		a := 8
+		for a < 256 && g%uint64(2*a) == 0 {
+			a *= 2
+		}
+		rd.model.align = a
+	}
+	rd.nobj = len(rd.addrs)
+	rd.idx = newAddrIndex(rd.addrs)
+	rd.addrs = nil
+	if rd.idx.dups > 0 {
+		rd.b.Warn(-1, "%d objects share an id with an earlier object; references go to the first", rd.idx.dups)
+	}
+	rd.b.Grow(rd.nobj, rd.nedges)
+	for _, c := range rd.classes {
+		c.name = rd.className(c.id)
+		if c.name == "" {
+			c.name = fmt.Sprintf("<unknown class %#x>", c.id)
+		}
+	}
+	rd.classType_ = rd.b.Type("java.lang.Class")
+	rd.classSize = alignUp(uint64(rd.model.header), uint64(rd.model.align))
+	for _, c := range rd.classes {
+		if c.name == "java/lang/Class" {
+			rd.classSize = rd.instanceSize(c)
+			break
+		}
+	}
+}
+
+// pass2 walks the heap-dump records again and emits objects, edges and
+// roots; ObjectIDs follow the order of pass 1.
+func (rd *reader) pass2() {
+	for i := range rd.segs {
+		rd.subRecords(&rd.segs[i], 2)
+	}
+	if rd.b.NumObjects() != rd.nobj {
+		// Cannot happen: both passes stop at the same offsets.
+		rd.b.Warn(-1, "internal error: pass 2 found %d objects, pass 1 %d", rd.b.NumObjects(), rd.nobj)
+	}
+	rd.idx = nil
+}
+
+// finish records warnings that summarize damage and the metadata.
+func (rd *reader) finish(t time.Time) {
+	if rd.dangling > 0 {
+		rd.b.Warn(-1, "%d references point to no object in the dump (first: %#x, from object %#x); they were dropped",
+			rd.dangling, rd.firstDangling, rd.danglingFrom)
+	}
+	if rd.lostRoots > 0 {
+		rd.b.Warn(-1, "%d roots point to no object in the dump; they were dropped", rd.lostRoots)
+	}
+	if rd.noClass > 0 {
+		rd.b.Warn(rd.noClassOff, "%d instances of classes without a CLASS_DUMP; their fields were not decoded", rd.noClass)
+	}
+	if rd.badFields > 0 {
+		rd.b.Warn(rd.badFieldsOff, "%d instances whose field data disagrees with their class's fields; their fields were not decoded", rd.badFields)
+	}
+	align := strconv.Itoa(rd.model.align)
+	rd.b.SetMeta(heap.Meta{
+		Runtime: "java",
+		Attrs: map[string]string{
+			"format":           rd.version,
+			"identifier size":  strconv.Itoa(rd.idSize),
+			"dump time":        t.Format(time.RFC3339),
+			"reference size":   strconv.Itoa(rd.model.ref),
+			"object header":    strconv.Itoa(rd.model.header),
+			"object alignment": align,
+		},
+	})
+}
