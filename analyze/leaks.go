@@ -44,6 +44,9 @@ type LeakReport struct {
 	// Findings groups the leaked objects by the path that holds them,
 	// biggest retained size first.
 	Findings []LeakFinding `json:"findings"`
+	// Held counts the leaked objects that other leaked objects dominate:
+	// they are in the findings' retained sizes, not findings themselves.
+	Held int `json:"held"`
 	// Unreached counts leaked objects that no root reaches.
 	Unreached int `json:"unreached"`
 	// Suppressed counts the findings (and their objects) set aside as
@@ -80,7 +83,12 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		groups, growth = growthGroups(baseline, target, final, paths, tree, &rep)
 	} else {
 		leaked := survivors(baseline, target, final, rep.Mode, &rep)
-		groups, rep.Unreached = MergePaths(paths, tree, leaked)
+		// Group only the leaked objects no other leaked object dominates:
+		// the rest are part of their retained sizes, not findings of
+		// their own.
+		top, _ := TopMost(tree, leaked)
+		rep.Held = len(leaked) - len(top)
+		groups, rep.Unreached = MergePaths(paths, tree, top)
 	}
 	for i, grp := range groups {
 		f := LeakFinding{PathGroup: grp, Growth: growth[i]}

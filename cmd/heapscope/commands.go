@@ -28,6 +28,8 @@ func init() {
 		{name: "summary", args: "SNAPSHOT", short: "objects and shallow bytes per type", run: runSummary},
 		{name: "diff", args: "BEFORE AFTER", short: "change per type between two snapshots", run: runDiff},
 		{name: "trend", args: "S1 S2 S3 ...", short: "growth per type over many snapshots: steady, warm-up, churn", run: runTrend},
+		{name: "leaks", args: "BASELINE TARGET FINAL", short: "objects created between baseline and target still alive in final, by path", run: runLeaks},
+		{name: "check", args: "BASELINE TARGET FINAL", short: "a CI gate: exit 1 when a leak is over the allowances", run: runCheck},
 		{name: "help", args: "", short: "show this help", run: runHelp},
 	}
 }

@@ -17,6 +17,18 @@ What is there, and what grew:
 	trend S1 S2 S3 ...          growth per type over many snapshots, telling
 	                            steady growth from a one-off warm-up
 
+Finding leaks:
+
+	leaks BASELINE TARGET FINAL objects created between baseline and target
+	                            that are still alive in final, grouped by the
+	                            path that holds them (--all: show known noise;
+	                            --list-noise; --suppress FILE)
+
+	check [--config F] BASELINE TARGET FINAL
+	                            a CI gate: exit status 1 when a leak is over
+	                            the allowances; --format text, json, junit
+	                            or markdown
+
 Taking snapshots:
 
 	python-path                 print the directory to put on PYTHONPATH

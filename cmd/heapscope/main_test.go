@@ -73,6 +73,16 @@ func TestCommands(t *testing.T) {
 		{"diff-same", []string{"diff", before, before}},
 		{"trend", []string{"trend", before, after, after}},
 		{"trend-json", []string{"trend", "--json", before, after, after}},
+		{"leaks", []string{"leaks", before, after, after}},
+		{"leaks-json", []string{"leaks", "--json", before, after, after}},
+		{"leaks-markdown", []string{"leaks", "--format", "markdown", before, after, after}},
+		{"leaks-none", []string{"leaks", before, before, before}},
+		{"leaks-list-noise", []string{"leaks", "--list-noise"}},
+		{"check-fail", []string{"check", before, after, after}},
+		{"check-junit", []string{"check", "--format", "junit", before, after, after}},
+		{"check-json", []string{"check", "--json", before, after, after}},
+		{"check-allowed", []string{"check", "--config", "testdata/check-allow.json", before, after, after}},
+		{"check-pass", []string{"check", before, before, before}},
 		{"summary-missing-file", []string{"summary", "testdata/nonexistent.pysnap"}},
 		{"summary-not-a-snapshot", []string{"summary", "testdata/before.heap"}},
 	}
@@ -92,6 +102,7 @@ func TestMisuse(t *testing.T) {
 		{"summary", "--top", "-1", "testdata/before.pysnap"},
 		{"diff", "testdata/before.pysnap"},
 		{"trend", "testdata/before.pysnap"},
+		{"leaks", "testdata/before.pysnap", "testdata/before.pysnap"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(args, &stdout, &stderr)

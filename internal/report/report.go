@@ -128,7 +128,7 @@ func (t *Table) markdown(w io.Writer) error {
 }
 
 func mdEscape(s string) string {
-	r := strings.NewReplacer("|", `\|`, "\n", " ", "`", "\\`", "<", "&lt;", ">", "&gt;")
+	r := strings.NewReplacer("|", `\|`, "\n", " ", "`", "\\`", "<", "&lt;")
 	return r.Replace(s)
 }
 

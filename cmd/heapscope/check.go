@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/internal/report"
+)
+
+func runCheck(args []string, stdout, stderr io.Writer) error {
+	fs := flagSet("check", "BASELINE TARGET FINAL", stderr)
+	jsonOut := fs.Bool("json", false, "write JSON (same as --format json)")
+	format := fs.String("format", "text", "output `format`: text, json, junit or markdown")
+	cfgPath := fs.String("config", "", "JSON `file` with allowances, thresholds and suppressions")
+	pos, err := parse(fs, args, 3, 3)
+	if err != nil {
+		return err
+	}
+	var f report.Format
+	switch {
+	case *jsonOut:
+		f = report.JSON
+	case *format == "junit":
+		f = report.JUnit
+	default:
+		if f, err = report.ParseFormat(*format); err != nil {
+			return usagef("%v (or junit)", err)
+		}
+	}
+	cfg, err := readConfig(*cfgPath)
+	if err != nil {
+		return err
+	}
+	gs, srcs, err := loadThree(pos, stderr)
+	if err != nil {
+		return err
+	}
+	rep := analyze.Leaks(gs[0], gs[1], gs[2], analyze.LeakOptions{Noise: cfg.noiseRules()})
+	var vs []report.Verdict
+	fails := 0
+	for _, x := range rep.Findings {
+		v := report.Verdict{Finding: x, Fail: true}
+		path := report.SignatureText(x.PathGroup)
+		switch {
+		case x.Retained < cfg.MinBytes || x.Count < cfg.MinCount:
+			v.Fail, v.Reason = false, "below the threshold"
+		default:
+			for _, a := range cfg.Allow {
+				if a.covers(x.Type, path, x.Count, x.Retained) {
+					v.Fail, v.Reason = false, "allowed"
+					if a.Reason != "" {
+						v.Reason += ": " + a.Reason
+					}
+					break
+				}
+			}
+		}
+		if v.Fail {
+			fails++
+		}
+		vs = append(vs, v)
+	}
+	if err := report.Check(stdout, f, srcs, gs[2], rep, vs); err != nil {
+		return err
+	}
+	if fails > 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("check failed: %d leak(s)", fails)}
+	}
+	return nil
+}

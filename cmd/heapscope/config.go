@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/heapscope/heapscope/analyze"
+)
+
+// config is a check or suppression file (JSON). Every field is optional.
+type config struct {
+	// Suppress adds noise rules to the built-in catalogue.
+	Suppress []analyze.NoiseRule `json:"suppress"`
+	// DisableNoise turns built-in rules off by name ("all": every one).
+	DisableNoise []string `json:"disable_noise"`
+	// Allow lets findings pass the check up to a limit.
+	Allow []allowance `json:"allow"`
+	// MinBytes and MinCount: findings smaller than both never fail the
+	// check (defaults 0 and 1: every finding fails it).
+	MinBytes uint64 `json:"min_retained_bytes"`
+	MinCount int    `json:"min_count"`
+}
+
+// allowance lets a finding through: its type equals Type (when set) and
+// its path text contains Path (when set), and it stays within Count
+// objects and Bytes retained bytes (0: no limit).
+type allowance struct {
+	Type   string `json:"type"`
+	Path   string `json:"path"`
+	Count  int    `json:"count"`
+	Bytes  uint64 `json:"bytes"`
+	Reason string `json:"reason"`
+}
+
+func (a allowance) covers(typ, path string, count int, retained uint64) bool {
+	if a.Type != "" && a.Type != typ {
+		return false
+	}
+	if a.Path != "" && !strings.Contains(path, a.Path) {
+		return false
+	}
+	if a.Count > 0 && count > a.Count {
+		return false
+	}
+	if a.Bytes > 0 && retained > a.Bytes {
+		return false
+	}
+	return a.Type != "" || a.Path != ""
+}
+
+// readConfig reads a config file; "" gives the empty config.
+func readConfig(path string) (config, error) {
+	c := config{MinCount: 1}
+	if path == "" {
+		return c, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return c, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	for i, r := range c.Suppress {
+		if r.Root == "" && r.Type == "" && len(r.Through) == 0 && len(r.ThroughType) == 0 {
+			return c, fmt.Errorf("%s: suppress rule %d (%q) matches nothing: give root, through, through_type or type", path, i, r.Name)
+		}
+	}
+	return c, nil
+}
+
+// noiseRules returns the rules in force: the built-in catalogue less the
+// disabled rules, then the config's own.
+func (c config) noiseRules() []analyze.NoiseRule {
+	var rules []analyze.NoiseRule
+	if !slices.Contains(c.DisableNoise, "all") {
+		for _, r := range analyze.BuiltinNoise {
+			if !slices.Contains(c.DisableNoise, r.Name) {
+				rules = append(rules, r)
+			}
+		}
+	}
+	return append(rules, c.Suppress...)
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"io"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/report"
+)
+
+// loadThree reads the baseline, target and final snapshots.
+func loadThree(pos []string, stderr io.Writer) ([3]*heap.Graph, []report.Source, error) {
+	var gs [3]*heap.Graph
+	var srcs []report.Source
+	for i, p := range pos {
+		g, src, err := load(p, stderr)
+		if err != nil {
+			return gs, nil, err
+		}
+		gs[i] = g
+		srcs = append(srcs, src)
+	}
+	return gs, srcs, nil
+}
+
+func runLeaks(args []string, stdout, stderr io.Writer) error {
+	fs := flagSet("leaks", "BASELINE TARGET FINAL", stderr)
+	var out outputFlags
+	out.register(fs, 10)
+	all := fs.Bool("all", false, "also show findings that match the known-noise catalogue, marked")
+	suppress := fs.String("suppress", "", "JSON `file` of extra noise rules (and disable_noise) to apply")
+	listNoise := fs.Bool("list-noise", false, "list the noise rules in force and exit")
+	pos, err := parse(fs, args, 0, 3)
+	if err != nil {
+		return err
+	}
+	f, err := out.resolve()
+	if err != nil {
+		return err
+	}
+	cfg, err := readConfig(*suppress)
+	if err != nil {
+		return err
+	}
+	if *listNoise {
+		return report.Noise(stdout, f, cfg.noiseRules())
+	}
+	if len(pos) != 3 {
+		return usagef("leaks takes 3 arguments (baseline, target, final), got %d", len(pos))
+	}
+	gs, srcs, err := loadThree(pos, stderr)
+	if err != nil {
+		return err
+	}
+	var rep analyze.LeakReport
+	err = withProgress(stderr, "finding leaks", func() error {
+		rep = analyze.Leaks(gs[0], gs[1], gs[2], analyze.LeakOptions{Noise: cfg.noiseRules(), KeepNoise: *all})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return report.Leaks(stdout, f, srcs, gs[2], rep, cut(rep.Findings, out.top))
+}

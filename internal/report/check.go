@@ -1,0 +1,135 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+)
+
+// JUnit is the JUnit XML format, for the check command only.
+const JUnit Format = 100
+
+// Verdict is one leak finding judged by the check's configuration.
+type Verdict struct {
+	Finding analyze.LeakFinding
+	// Fail: the finding is over every allowance; Reason says why it
+	// passes otherwise ("allowed: ...", "below the threshold").
+	Fail   bool
+	Reason string
+}
+
+// Check renders a check's verdicts. It lists failing findings first, then
+// passing ones.
+func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.LeakReport, vs []Verdict) error {
+	fails := 0
+	for _, v := range vs {
+		if v.Fail {
+			fails++
+		}
+	}
+	switch f {
+	case JSON:
+		type verdictJSON struct {
+			Fail    bool        `json:"fail"`
+			Reason  string      `json:"reason,omitempty"`
+			Finding findingJSON `json:"finding"`
+		}
+		rows := []verdictJSON{}
+		for _, v := range vs {
+			rows = append(rows, verdictJSON{v.Fail, v.Reason, findingsJSON(final, []analyze.LeakFinding{v.Finding})[0]})
+		}
+		return WriteJSON(w, struct {
+			Snapshots []Source             `json:"snapshots"`
+			Identity  analyze.IdentityMode `json:"identity"`
+			Pass      bool                 `json:"pass"`
+			Failures  int                  `json:"failures"`
+			Verdicts  []verdictJSON        `json:"verdicts"`
+		}{srcs, rep.Mode, fails == 0, fails, rows})
+	case JUnit:
+		return junit(w, rep, vs, fails)
+	}
+	if err := header(w, f, srcs...); err != nil {
+		return err
+	}
+	status := "PASS: no leak over the allowances"
+	if fails > 0 {
+		status = fmt.Sprintf("FAIL: %d leak(s) over the allowances", fails)
+	}
+	if f == Markdown {
+		status = "**" + status + "**\n"
+	}
+	if _, err := fmt.Fprintln(w, status); err != nil {
+		return err
+	}
+	for _, v := range vs {
+		x := v.Finding
+		mark := "leak"
+		if !v.Fail {
+			mark = "pass (" + v.Reason + ")"
+		}
+		line := fmt.Sprintf("%s: %s x %s, retained %s, held by %s", mark, x.Type, Count(x.Count), Bytes(x.Retained), SignatureText(x.PathGroup))
+		if f == Markdown {
+			line = "- " + mdEscape(line)
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func junit(w io.Writer, rep analyze.LeakReport, vs []Verdict, fails int) error {
+	type failure struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Text    string `xml:",chardata"`
+	}
+	type skipped struct {
+		Message string `xml:"message,attr"`
+	}
+	type testcase struct {
+		Name      string   `xml:"name,attr"`
+		Classname string   `xml:"classname,attr"`
+		Failure   *failure `xml:"failure,omitempty"`
+		Skipped   *skipped `xml:"skipped,omitempty"`
+	}
+	type suite struct {
+		XMLName  xml.Name   `xml:"testsuite"`
+		Name     string     `xml:"name,attr"`
+		Tests    int        `xml:"tests,attr"`
+		Failures int        `xml:"failures,attr"`
+		Cases    []testcase `xml:"testcase"`
+	}
+	s := suite{Name: "heapscope.check", Failures: fails}
+	if len(vs) == 0 {
+		s.Cases = append(s.Cases, testcase{Name: "no leak", Classname: "heapscope.leaks"})
+	}
+	for _, v := range vs {
+		x := v.Finding
+		c := testcase{Name: x.Type + " held by " + SignatureText(x.PathGroup), Classname: "heapscope.leaks." + rep.Runtime}
+		if v.Fail {
+			c.Failure = &failure{
+				Message: fmt.Sprintf("%s x %d leaked, retaining %d bytes", x.Type, x.Count, x.Retained),
+				Type:    "leak",
+				Text:    "held by " + SignatureText(x.PathGroup) + "\ne.g. " + PathText(x.Sample),
+			}
+		} else {
+			c.Skipped = &skipped{Message: v.Reason}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	s.Tests = len(s.Cases)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

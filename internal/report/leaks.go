@@ -1,0 +1,150 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+)
+
+// findingJSON is one leak finding as JSON shows it.
+type findingJSON struct {
+	Type      string   `json:"type"`
+	Count     int      `json:"count"`
+	Retained  uint64   `json:"retained_bytes"`
+	Bytes     uint64   `json:"shallow_bytes"`
+	Growth    int      `json:"growth,omitempty"`
+	Noise     string   `json:"noise,omitempty"`
+	Path      string   `json:"path"`
+	Sample    pathJSON `json:"sample_path"`
+	Signature []string `json:"signature"`
+}
+
+func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
+	out := []findingJSON{}
+	for _, f := range fs {
+		j := findingJSON{
+			Type: f.Type, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
+			Growth: f.Growth, Noise: f.Noise, Path: SignatureText(f.PathGroup),
+			Sample: pathToJSON(g, f.Sample),
+		}
+		for _, s := range f.Signature {
+			j.Signature = append(j.Signature, s.Edge+" "+s.Type)
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// Leaks renders the verdict of the three-snapshot rule. final is the
+// graph the findings' paths come from; shown is a prefix of rep.Findings.
+func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.LeakReport, shown []analyze.LeakFinding) error {
+	if f == JSON {
+		return WriteJSON(w, struct {
+			Snapshots   []Source             `json:"snapshots"`
+			Runtime     string               `json:"runtime"`
+			Identity    analyze.IdentityMode `json:"identity"`
+			New         int                  `json:"new"`
+			Leaked      int                  `json:"leaked"`
+			LeakedBytes uint64               `json:"leaked_bytes"`
+			Unreached   int                  `json:"unreached"`
+			Suppressed  int                  `json:"suppressed"`
+			SuppObjects int                  `json:"suppressed_objects"`
+			Findings    int                  `json:"findings"`
+			Rows        []findingJSON        `json:"rows"`
+		}{srcs, rep.Runtime, rep.Mode, rep.New, rep.Leaked, rep.LeakedBytes, rep.Unreached,
+			rep.Suppressed, rep.SuppressedObjects, len(rep.Findings), findingsJSON(final, shown)})
+	}
+	if err := header(w, f, srcs...); err != nil {
+		return err
+	}
+	var line string
+	if rep.Mode == analyze.IdentityNone {
+		line = fmt.Sprintf("objects cannot be matched across these snapshots (identity: %s): findings are groups of objects that grew from baseline to target and stayed; %s objects grew",
+			rep.Mode, Count(rep.Leaked))
+	} else {
+		line = fmt.Sprintf("identity: %s; %s objects new in target, %s of them still alive in final (%s)",
+			rep.Mode, Count(rep.New), Count(rep.Leaked), Bytes(rep.LeakedBytes))
+	}
+	if rep.Suppressed > 0 {
+		line += fmt.Sprintf("; %s groups (%s objects) set aside as known noise", Count(rep.Suppressed), Count(rep.SuppressedObjects))
+	}
+	if f == Markdown {
+		line = mdEscape(line) + "\n"
+	}
+	if _, err := fmt.Fprintln(w, line); err != nil {
+		return err
+	}
+	if len(rep.Findings) == 0 {
+		_, err := fmt.Fprintln(w, "no leak found")
+		return err
+	}
+	if f == Markdown {
+		t := Table{Columns: []Column{{"#", true}, {"retained", true}, {"count", true}, {"type", false}, {"held by", false}}}
+		for i, x := range shown {
+			t.Add(fmt.Sprint(i+1), Bytes(x.Retained), Count(x.Count), x.Type+noiseMark(x), SignatureText(x.PathGroup))
+		}
+		if err := t.Write(w, f); err != nil {
+			return err
+		}
+		return more(w, f, len(shown), len(rep.Findings), "findings")
+	}
+	for i, x := range shown {
+		grew := ""
+		if x.Growth > 0 {
+			grew = fmt.Sprintf(", grew by %s", Count(x.Growth))
+		}
+		fmt.Fprintf(w, "\n#%d  %s x %s  retained %s  (shallow %s%s)%s\n", i+1, x.Type, Count(x.Count),
+			Bytes(x.Retained), Bytes(x.Bytes), grew, noiseMark(x))
+		fmt.Fprintf(w, "    held by  %s\n", SignatureText(x.PathGroup))
+		if _, err := fmt.Fprintf(w, "    e.g.     %s\n", PathText(x.Sample)); err != nil {
+			return err
+		}
+	}
+	return more(w, f, len(shown), len(rep.Findings), "findings")
+}
+
+func noiseMark(x analyze.LeakFinding) string {
+	if x.Noise == "" {
+		return ""
+	}
+	return " [noise: " + x.Noise + "]"
+}
+
+// Noise lists noise rules.
+func Noise(w io.Writer, f Format, rules []analyze.NoiseRule) error {
+	if f == JSON {
+		return WriteJSON(w, struct {
+			Rules []analyze.NoiseRule `json:"rules"`
+		}{nonNil(rules)})
+	}
+	t := Table{Columns: []Column{{"name", false}, {"runtime", false}, {"matches", false}, {"why it is not a leak", false}}}
+	for _, r := range rules {
+		t.Add(r.Name, r.Runtime, ruleText(r), r.Reason)
+	}
+	return t.Write(w, f)
+}
+
+func ruleText(r analyze.NoiseRule) string {
+	s := ""
+	add := func(x string) {
+		if s != "" {
+			s += ", "
+		}
+		s += x
+	}
+	if r.Root != "" {
+		add("root " + r.Root)
+	}
+	for _, e := range r.Through {
+		add("through " + e)
+	}
+	for _, t := range r.ThroughType {
+		add("through type " + t)
+	}
+	if r.Type != "" {
+		add("type " + r.Type)
+	}
+	return s
+}
