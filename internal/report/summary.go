@@ -44,8 +44,8 @@ func header(w io.Writer, f Format, sources ...Source) error {
 func Summary(w io.Writer, f Format, src Source, rows []analyze.TypeSummary, total int) error {
 	if f == JSON {
 		return WriteJSON(w, struct {
-			Snapshot Source             `json:"snapshot"`
-			Types    int                `json:"types"`
+			Snapshot Source                `json:"snapshot"`
+			Types    int                   `json:"types"`
 			Rows     []analyze.TypeSummary `json:"rows"`
 		}{src, total, nonNil(rows)})
 	}
