@@ -96,3 +96,29 @@ func TestLeaksWithoutIdentity(t *testing.T) {
 		t.Errorf("findings = %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+func TestTrendAll(t *testing.T) {
+	for _, runtime := range []string{"python", "java"} {
+		snaps := []*heap.Graph{leakHeap(t, 1, runtime), leakHeap(t, 2, runtime), leakHeap(t, 3, runtime)}
+		rep := analyze.TrendAll(snaps)
+		var paths []string
+		for _, p := range rep.Paths {
+			paths = append(paths, fmt.Sprintf("%s %v", p.Type, p.Counts))
+		}
+		// Items and their buffers grow through the cache, one per round.
+		if got, want := strings.Join(paths, "|"), "app.Item [1 2 3]|bytes [1 2 3]"; got != want {
+			t.Errorf("%s: path trends = %q, want %q", runtime, got, want)
+		}
+		if runtime != "python" {
+			continue // the fixture's containers are Python's
+		}
+		var colls []string
+		for _, c := range rep.Collections {
+			colls = append(colls, fmt.Sprintf("%s %v", c.Type, c.Entries))
+		}
+		// The cache dict grows every round; the re cache does not.
+		if got, want := strings.Join(colls, "|"), "dict [1 2 3]"; got != want {
+			t.Errorf("%s: unbounded collections = %q, want %q", runtime, got, want)
+		}
+	}
+}

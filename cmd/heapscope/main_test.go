@@ -58,7 +58,7 @@ func golden(t *testing.T, name string, args ...string) {
 }
 
 func TestCommands(t *testing.T) {
-	const before, after = "testdata/before.pysnap", "testdata/after.pysnap"
+	const before, mid, after = "testdata/before.pysnap", "testdata/mid.pysnap", "testdata/after.pysnap"
 	tests := []struct {
 		name string
 		args []string
@@ -72,6 +72,8 @@ func TestCommands(t *testing.T) {
 		{"diff-markdown", []string{"diff", "--format=markdown", before, after}},
 		{"diff-same", []string{"diff", before, before}},
 		{"trend", []string{"trend", before, after, after}},
+		{"trend-growing", []string{"trend", before, mid, after}},
+		{"trend-markdown", []string{"trend", "--format", "markdown", before, mid, after}},
 		{"trend-json", []string{"trend", "--json", before, after, after}},
 		{"leaks", []string{"leaks", before, after, after}},
 		{"leaks-json", []string{"leaks", "--json", before, after, after}},

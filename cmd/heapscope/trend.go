@@ -30,6 +30,10 @@ func runTrend(args []string, stdout, stderr io.Writer) error {
 		snaps = append(snaps, g)
 		srcs = append(srcs, src)
 	}
-	rows := analyze.Trend(snaps)
-	return report.Trend(stdout, f, srcs, cut(rows, out.top), len(rows))
+	var rep analyze.TrendReport
+	withProgress(stderr, "following types, paths and collections", func() error {
+		rep = analyze.TrendAll(snaps)
+		return nil
+	})
+	return report.Trend(stdout, f, srcs, rep, cut(rep.Types, out.top))
 }

@@ -8,33 +8,89 @@ import (
 	"github.com/heapscope/heapscope/analyze"
 )
 
-// Trend renders per-type growth over a series of snapshots.
-func Trend(w io.Writer, f Format, srcs []Source, rows []analyze.TypeTrend, total int) error {
+func series(xs []int64) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = Count(int(x))
+	}
+	return strings.Join(s, " → ")
+}
+
+// Trend renders growth over a series of snapshots: per type, per path for
+// the types that grew steadily, and unbounded collections. types is a
+// prefix of rep.Types (--top).
+func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types []analyze.TypeTrend) error {
 	if f == JSON {
+		type pathJSON struct {
+			analyze.PathTrend
+			Path string `json:"path"`
+		}
+		type collJSON struct {
+			analyze.CollectionTrend
+			Path string `json:"path"`
+		}
+		paths := []pathJSON{}
+		for _, p := range rep.Paths {
+			paths = append(paths, pathJSON{p, SignatureText(p.Group)})
+		}
+		colls := []collJSON{}
+		for _, c := range rep.Collections {
+			colls = append(colls, collJSON{c, PathText(c.Path)})
+		}
 		return WriteJSON(w, struct {
-			Snapshots []Source            `json:"snapshots"`
-			Types     int                 `json:"types"`
-			Rows      []analyze.TypeTrend `json:"rows"`
-		}{srcs, total, nonNil(rows)})
+			Snapshots   []Source             `json:"snapshots"`
+			Identity    analyze.IdentityMode `json:"identity"`
+			Types       int                  `json:"types"`
+			Rows        []analyze.TypeTrend  `json:"rows"`
+			Paths       []pathJSON           `json:"paths"`
+			Collections []collJSON           `json:"unbounded_collections"`
+		}{srcs, rep.Mode, len(rep.Types), nonNil(types), paths, colls})
 	}
 	if err := header(w, f, srcs...); err != nil {
 		return err
 	}
-	if len(rows) == 0 {
-		_, err := fmt.Fprintln(w, "no type changed")
-		return err
-	}
-	t := Table{Columns: []Column{{"growth", false}, {"per snapshot", true}, {"bytes per snapshot", true}, {"counts", false}, {"type", false}}}
-	for _, r := range rows {
-		counts := make([]string, len(r.Counts))
-		for i, c := range r.Counts {
-			counts[i] = Count(int(c))
+	section := func(title string) {
+		if f == Markdown {
+			fmt.Fprintf(w, "\n### %s\n\n", title)
+		} else {
+			fmt.Fprintf(w, "\n%s\n", title)
 		}
-		t.Add(string(r.Growth), fmt.Sprintf("%+.1f", r.PerSnapshot), SignedBytes(int64(r.BytesPerSnapshot)),
-			strings.Join(counts, " → "), r.Type)
 	}
-	if err := t.Write(w, f); err != nil {
+	section("Types")
+	if len(types) == 0 {
+		fmt.Fprintln(w, "no type changed")
+	} else {
+		t := Table{Columns: []Column{{"growth", false}, {"per snapshot", true}, {"bytes per snapshot", true}, {"counts", false}, {"type", false}}}
+		for _, r := range types {
+			t.Add(string(r.Growth), fmt.Sprintf("%+.1f", r.PerSnapshot), SignedBytes(int64(r.BytesPerSnapshot)), series(r.Counts), r.Type)
+		}
+		if err := t.Write(w, f); err != nil {
+			return err
+		}
+		if err := more(w, f, len(types), len(rep.Types), "types"); err != nil {
+			return err
+		}
+	}
+	section("Paths that grew in every snapshot")
+	if len(rep.Paths) == 0 {
+		fmt.Fprintln(w, "none")
+	} else {
+		t := Table{Columns: []Column{{"per snapshot", true}, {"counts", false}, {"type", false}, {"held by", false}}}
+		for _, p := range rep.Paths {
+			t.Add(fmt.Sprintf("%+.1f", p.PerSnapshot), series(p.Counts), p.Type, SignatureText(p.Group))
+		}
+		if err := t.Write(w, f); err != nil {
+			return err
+		}
+	}
+	section("Collections that grew in every snapshot")
+	if len(rep.Collections) == 0 {
+		_, err := fmt.Fprintln(w, "none")
 		return err
 	}
-	return more(w, f, len(rows), total, "types")
+	t := Table{Columns: []Column{{"entries per snapshot", true}, {"entries", false}, {"retained", true}, {"type", false}, {"path", false}}}
+	for _, c := range rep.Collections {
+		t.Add(fmt.Sprintf("%+.1f", c.PerSnapshot), series(c.Entries), Bytes(c.Retained), c.Type, PathText(c.Path))
+	}
+	return t.Write(w, f)
 }
