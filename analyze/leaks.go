@@ -15,6 +15,12 @@ type LeakOptions struct {
 	Noise []NoiseRule
 	// KeepNoise reports the findings that match a rule too, marked.
 	KeepNoise bool
+	// Scaling keeps only findings whose path held more objects in each
+	// snapshot, growing from target to final by at least half as much as
+	// from baseline to target. For snapshots taken after equal numbers of
+	// iterations of a workload (k and 2k after a warm-up), this tells a
+	// leak (growth in proportion to the work) from a cache that fills once.
+	Scaling bool
 }
 
 // LeakFinding is one group of leaked objects: those one kind of path
@@ -29,6 +35,9 @@ type LeakFinding struct {
 	Growth int `json:"growth,omitempty"`
 	// Noise names the catalogue rule the finding matches, when KeepNoise.
 	Noise string `json:"noise,omitempty"`
+	// Counts is how many objects of the finding's type its path held in
+	// baseline, target and final; set when Scaling.
+	Counts []int `json:"counts,omitempty"`
 }
 
 // LeakReport is the verdict of the three-snapshot rule.
@@ -49,6 +58,9 @@ type LeakReport struct {
 	Held int `json:"held"`
 	// Unreached counts leaked objects that no root reaches.
 	Unreached int `json:"unreached"`
+	// NotScaling counts the findings set aside because their growth did
+	// not keep up with the work (see LeakOptions.Scaling).
+	NotScaling int `json:"not_scaling,omitempty"`
 	// Suppressed counts the findings (and their objects) set aside as
 	// known noise.
 	Suppressed        int `json:"suppressed"`
@@ -90,8 +102,27 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		rep.Held = len(leaked) - len(top)
 		groups, rep.Unreached = MergePaths(paths, tree, top)
 	}
+	var counts [2]map[string]int
+	if opt.Scaling {
+		counts = signatureCounts(baseline, target, groups)
+	}
 	for i, grp := range groups {
 		f := LeakFinding{PathGroup: grp, Growth: growth[i]}
+		if opt.Scaling {
+			k := signatureKey(grp)
+			a, b := counts[0][k], counts[1][k]
+			c := grp.Count
+			if rep.Mode != IdentityNone {
+				// grp counts only the leaked objects; count the path's
+				// objects in final as in the others.
+				c = countSignature(final, paths, tree, grp)
+			}
+			f.Counts = []int{a, b, c}
+			if !(b > a && c > b && 2*(c-b) >= b-a) {
+				rep.NotScaling++
+				continue
+			}
+		}
 		if n := len(grp.Signature); n > 0 {
 			f.Type = grp.Signature[n-1].Type
 		}
@@ -251,4 +282,49 @@ func objectsOfTypes(g *heap.Graph, names []string) map[string][]heap.ObjectID {
 		}
 	}
 	return out
+}
+
+// signatureCounts counts, in baseline and in target, the objects of the
+// groups' types held by each path signature.
+func signatureCounts(baseline, target *heap.Graph, groups []PathGroup) [2]map[string]int {
+	var types []string
+	for _, grp := range groups {
+		if n := len(grp.Signature); n > 0 {
+			types = append(types, grp.Signature[n-1].Type)
+		}
+	}
+	slices.Sort(types)
+	types = slices.Compact(types)
+	var out [2]map[string]int
+	for i, g := range []*heap.Graph{baseline, target} {
+		out[i] = map[string]int{}
+		r := ShortestPaths(g, PathOptions{})
+		t := Dominators(g, DomOptions{})
+		byType := objectsOfTypes(g, types)
+		for _, name := range types {
+			grps, _ := MergePaths(r, t, byType[name])
+			for _, grp := range grps {
+				out[i][signatureKey(grp)] += grp.Count
+			}
+		}
+	}
+	return out
+}
+
+// countSignature counts the objects of grp's type in g that grp's path
+// signature holds.
+func countSignature(g *heap.Graph, r *Retainers, t *DomTree, grp PathGroup) int {
+	n := len(grp.Signature)
+	if n == 0 {
+		return 0
+	}
+	name := grp.Signature[n-1].Type
+	grps, _ := MergePaths(r, t, objectsOfTypes(g, []string{name})[name])
+	want := signatureKey(grp)
+	for _, x := range grps {
+		if signatureKey(x) == want {
+			return x.Count
+		}
+	}
+	return 0
 }

@@ -13,6 +13,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	jsonOut := fs.Bool("json", false, "write JSON (same as --format json)")
 	format := fs.String("format", "text", "output `format`: text, json, junit or markdown")
 	cfgPath := fs.String("config", "", "JSON `file` with allowances, thresholds and suppressions")
+	scaling := fs.Bool("scaling", false, "fail only on findings that grew in proportion from baseline to target to final (snapshots after equal work)")
 	pos, err := parse(fs, args, 3, 3)
 	if err != nil {
 		return err
@@ -36,7 +37,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := analyze.Leaks(gs[0], gs[1], gs[2], analyze.LeakOptions{Noise: cfg.noiseRules()})
+	rep := analyze.Leaks(gs[0], gs[1], gs[2], analyze.LeakOptions{Noise: cfg.noiseRules(), Scaling: *scaling})
 	var vs []report.Verdict
 	fails := 0
 	for _, x := range rep.Findings {

@@ -30,6 +30,7 @@ func runLeaks(args []string, stdout, stderr io.Writer) error {
 	all := fs.Bool("all", false, "also show findings that match the known-noise catalogue, marked")
 	suppress := fs.String("suppress", "", "JSON `file` of extra noise rules (and disable_noise) to apply")
 	listNoise := fs.Bool("list-noise", false, "list the noise rules in force and exit")
+	scaling := fs.Bool("scaling", false, "keep only findings that grew in proportion from baseline to target to final (snapshots after equal work)")
 	pos, err := parse(fs, args, 0, 3)
 	if err != nil {
 		return err
@@ -54,7 +55,7 @@ func runLeaks(args []string, stdout, stderr io.Writer) error {
 	}
 	var rep analyze.LeakReport
 	err = withProgress(stderr, "finding leaks", func() error {
-		rep = analyze.Leaks(gs[0], gs[1], gs[2], analyze.LeakOptions{Noise: cfg.noiseRules(), KeepNoise: *all})
+		rep = analyze.Leaks(gs[0], gs[1], gs[2], analyze.LeakOptions{Noise: cfg.noiseRules(), KeepNoise: *all, Scaling: *scaling})
 		return nil
 	})
 	if err != nil {
