@@ -161,6 +161,10 @@ func (b *Builder) Object(addr uint64, t TypeID, size uint64) ObjectID {
 	return id
 }
 
+// SetType changes the type of object id, for readers that learn types
+// after they add objects.
+func (b *Builder) SetType(id ObjectID, t TypeID) { b.typ[id] = t }
+
 // Edge adds an edge from object from to target to (an address or an
 // ObjectID, as the builder's [Targets] says).
 func (b *Builder) Edge(from ObjectID, to uint64, l Label) {

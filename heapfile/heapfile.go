@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/heapsnapshot"
 	"github.com/heapscope/heapscope/hprof"
 	"github.com/heapscope/heapscope/pysnap"
 )
@@ -27,6 +28,7 @@ type format struct {
 var formats = []format{
 	{"python", pysnap.Match, pysnap.Open},
 	{"hprof", hprof.Match, hprof.Open},
+	{"v8", heapsnapshot.Match, heapsnapshot.Open},
 }
 
 // prefixLen is how many bytes of a file the Match functions see.

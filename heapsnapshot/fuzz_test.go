@@ -1,0 +1,47 @@
+package heapsnapshot
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzRead checks that Read never panics, that a graph it returns is
+// valid, and that its errors are FormatErrors.
+func FuzzRead(f *testing.F) {
+	f.Add(tinySnap().bytes())
+	f.Add(synthSnap(40).bytes())
+	s := tinySnap()
+	s.nodeFields = []string{"type", "name", "id", "self_size", "edge_count"}
+	f.Add(s.bytes())
+	files, _ := filepath.Glob("testdata/*.heapsnapshot")
+	for _, name := range files {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, opt := range []Options{{}, {SkipValues: true, AllEdges: true}} {
+			g, err := opt.Read(bytes.NewReader(data))
+			if err != nil {
+				var fe *FormatError
+				if !errors.As(err, &fe) {
+					t.Fatalf("error %v is not a *FormatError", err)
+				}
+				if fe.Offset < 0 || fe.Offset > int64(len(data)) {
+					t.Fatalf("error %v: offset out of the input", err)
+				}
+				if errors.Is(err, io.ErrUnexpectedEOF) && Match(data) && len(data) > 0 && fe.Offset != int64(len(bytes.TrimRight(data, " \t\r\n"))) && fe.Offset != int64(len(data)) {
+					t.Fatalf("truncation error %v not at the end (%d bytes)", err, len(data))
+				}
+				continue
+			}
+			if err := g.Validate(); err != nil {
+				t.Fatalf("Validate() = %v", err)
+			}
+		}
+	})
+}

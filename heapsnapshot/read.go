@@ -1,0 +1,769 @@
+package heapsnapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/heapscope/heapscope/heap"
+)
+
+// Options tunes reading. The zero value is the default.
+type Options struct {
+	// SkipValues drops value labels and digests: string contents,
+	// function names, regexp sources and synthetic root names. Reading is
+	// faster and the graph smaller; duplicate-string detection is lost.
+	SkipValues bool
+	// AllEdges keeps every edge with the kind its V8 type implies. By
+	// default the edges that DevTools deems non-essential for dominators
+	// (the WeakMap table-to-value edge, and edges from objects outside the
+	// page into it) are demoted to [heap.Weak]; see the package doc.
+	AllEdges bool
+}
+
+// Read reads a snapshot with the default options.
+func Read(r io.Reader) (*heap.Graph, error) { return Options{}.Read(r) }
+
+// Open reads the snapshot in the named file with the default options.
+func Open(path string) (*heap.Graph, error) { return Options{}.Open(path) }
+
+// Open reads the snapshot in the named file.
+func (o Options) Open(path string) (*heap.Graph, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := int64(-1)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	return o.read(f, size)
+}
+
+// Read reads a snapshot from r. It streams: the JSON text is never held
+// whole, only the numbers of the nodes and edges and the strings that
+// name things.
+func (o Options) Read(r io.Reader) (*heap.Graph, error) {
+	size := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok { // bytes.Reader, strings.Reader, bytes.Buffer
+		size = int64(l.Len())
+	} else if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if pos, err := f.Seek(0, io.SeekCurrent); err == nil {
+				size = fi.Size() - pos
+			}
+		}
+	}
+	return o.read(r, size)
+}
+
+// Match reports whether prefix, the first bytes of a file, looks like a
+// V8 heap snapshot: a JSON object whose first key is "snapshot".
+func Match(prefix []byte) bool {
+	p := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
+	p = bytes.TrimLeft(p, " \t\r\n")
+	if len(p) == 0 || p[0] != '{' {
+		return false
+	}
+	p = bytes.TrimLeft(p[1:], " \t\r\n")
+	return bytes.HasPrefix(p, []byte(`"snapshot"`))
+}
+
+// Usage bits of a string index: what the reader needs of that string.
+const (
+	useName  = 1 << iota // the whole text: an edge name or a class name
+	useValue             // a value label (prefix) and, for strings, a digest
+	useLong              // set while reading: the text may be cut by V8
+)
+
+// v8StringLimit is V8's --heap-snapshot-string-limit default: longer
+// strings are cut to this many characters in the snapshot.
+const v8StringLimit = 1024
+
+// maxValue is the length of a value label, in characters.
+const maxValue = 64
+
+type reader struct {
+	opt  Options
+	s    *scanner
+	size int64 // input size in bytes, or -1
+
+	// Layout, from snapshot.meta.
+	nf                                   int // node fields
+	fType, fName, fID, fSize, fEdgeCount int
+	nodeTypes                            []string
+	ef                                   int // edge fields
+	eType, eName, eTo                    int
+	edgeTypes                            []string
+	edgeIsIndex                          []bool
+
+	nodeCount, edgeCount int64 // declared; -1 when absent
+	rootIndex            uint64
+	title                string
+	haveSnapshot         bool
+	haveNodes, haveEdges bool
+	haveStrings          bool
+	nodesOff, edgesOff   int64
+
+	// Nodes, one entry per node.
+	ntype  []uint8
+	nname  []uint32
+	nid    []uint64
+	nsize  []uint64
+	nedges []uint32
+
+	// Edges, one entry per edge.
+	etype []uint8
+	ename []uint32 // string index, or element index (saturated)
+	eto   []uint32 // target ordinal
+
+	maxName    int64 // largest string index named; -1 for none
+	maxNameOff int64
+	bigIndex   int // element indices above heap.MaxIndex
+
+	// Strings, by index (only those the graph needs).
+	nstrings int
+	use      []uint8
+	strs     []string
+	digest   []uint64
+}
+
+func (o Options) read(r io.Reader, size int64) (*heap.Graph, error) {
+	rd := &reader{opt: o, s: newScanner(r, size), size: size, nodeCount: -1, edgeCount: -1, maxName: -1}
+	if err := rd.parse(); err != nil {
+		return nil, err
+	}
+	return rd.build()
+}
+
+func (rd *reader) parse() error {
+	s := rd.s
+	if _, err := s.peek(); err != nil {
+		return err
+	}
+	if s.end-s.pos >= 3 && bytes.HasPrefix(s.buf[s.pos:s.end], []byte("\xef\xbb\xbf")) {
+		s.pos += 3
+	}
+	if err := s.expect('{'); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		c, err := s.peek()
+		if err != nil {
+			return err
+		}
+		if c == '}' && first {
+			s.pos++
+			break
+		}
+		off := s.offset()
+		k, err := s.key()
+		if err != nil {
+			return err
+		}
+		s.section = k
+		if err := rd.value(k, off); err != nil {
+			return err
+		}
+		s.section = ""
+		c, err = s.peek()
+		if err != nil {
+			return err
+		}
+		s.pos++
+		if c == '}' {
+			break
+		}
+		if c != ',' {
+			return s.errorf(s.offset()-1, "found %s after a value, want ',' or '}'", quoteByte(c))
+		}
+	}
+	if !s.atEOF() {
+		return s.errorf(s.offset(), "data after the end of the snapshot object")
+	}
+	switch {
+	case !rd.haveSnapshot:
+		return formatErr(s.offset(), "", `no "snapshot" header`)
+	case !rd.haveNodes:
+		return formatErr(s.offset(), "", `no "nodes" array`)
+	case !rd.haveEdges:
+		return formatErr(s.offset(), "", `no "edges" array`)
+	case !rd.haveStrings && rd.maxName >= 0:
+		return formatErr(s.offset(), "", `no "strings" array`)
+	}
+	return nil
+}
+
+// value reads the value of top-level key k, found at offset off.
+func (rd *reader) value(k string, off int64) error {
+	s := rd.s
+	dup := func(have bool) error {
+		if have {
+			return s.errorf(off, "%q given twice", k)
+		}
+		return nil
+	}
+	switch k {
+	case "snapshot":
+		if err := dup(rd.haveSnapshot); err != nil {
+			return err
+		}
+		rd.haveSnapshot = true
+		return rd.header()
+	case "nodes":
+		if err := dup(rd.haveNodes); err != nil {
+			return err
+		}
+		if !rd.haveSnapshot {
+			return s.errorf(off, `"nodes" before "snapshot"`)
+		}
+		rd.haveNodes = true
+		return rd.nodes()
+	case "edges":
+		if err := dup(rd.haveEdges); err != nil {
+			return err
+		}
+		if !rd.haveNodes {
+			return s.errorf(off, `"edges" before "nodes"`)
+		}
+		rd.haveEdges = true
+		return rd.edges()
+	case "strings":
+		if err := dup(rd.haveStrings); err != nil {
+			return err
+		}
+		if !rd.haveEdges {
+			return s.errorf(off, `"strings" before "edges"`)
+		}
+		rd.haveStrings = true
+		return rd.strings()
+	}
+	return s.skipValue(nil, 0)
+}
+
+// header reads snapshot: meta, counts, root_index, title.
+func (rd *reader) header() error {
+	s := rd.s
+	off := s.offset()
+	var raw []byte
+	if err := s.skipValue(&raw, 16<<20); err != nil {
+		return err
+	}
+	var h struct {
+		Meta struct {
+			NodeFields []string          `json:"node_fields"`
+			NodeTypes  []json.RawMessage `json:"node_types"`
+			EdgeFields []string          `json:"edge_fields"`
+			EdgeTypes  []json.RawMessage `json:"edge_types"`
+		} `json:"meta"`
+		NodeCount *int64  `json:"node_count"`
+		EdgeCount *int64  `json:"edge_count"`
+		RootIndex *uint64 `json:"root_index"`
+		Title     string  `json:"title"`
+	}
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return s.errorf(off, "bad header: %v", err)
+	}
+	m := h.Meta
+	field := func(fields []string, what, name string) (int, error) {
+		i := slices.Index(fields, name)
+		if i < 0 {
+			return 0, s.errorf(off, "meta.%s lacks %q", what, name)
+		}
+		return i, nil
+	}
+	var err error
+	rd.nf = len(m.NodeFields)
+	rd.ef = len(m.EdgeFields)
+	if rd.nf > 64 || rd.ef > 64 {
+		return s.errorf(off, "meta declares %d node fields and %d edge fields", rd.nf, rd.ef)
+	}
+	for _, f := range []struct {
+		dst    *int
+		fields []string
+		what   string
+		name   string
+	}{
+		{&rd.fType, m.NodeFields, "node_fields", "type"},
+		{&rd.fName, m.NodeFields, "node_fields", "name"},
+		{&rd.fID, m.NodeFields, "node_fields", "id"},
+		{&rd.fSize, m.NodeFields, "node_fields", "self_size"},
+		{&rd.fEdgeCount, m.NodeFields, "node_fields", "edge_count"},
+		{&rd.eType, m.EdgeFields, "edge_fields", "type"},
+		{&rd.eName, m.EdgeFields, "edge_fields", "name_or_index"},
+		{&rd.eTo, m.EdgeFields, "edge_fields", "to_node"},
+	} {
+		if *f.dst, err = field(f.fields, f.what, f.name); err != nil {
+			return err
+		}
+	}
+	enum := func(types []json.RawMessage, i int, what string) ([]string, error) {
+		var names []string
+		if i >= len(types) || json.Unmarshal(types[i], &names) != nil {
+			return nil, s.errorf(off, "meta.%s[%d] is not a list of type names", what, i)
+		}
+		if len(names) == 0 || len(names) > 255 {
+			return nil, s.errorf(off, "meta.%s[%d] has %d type names", what, i, len(names))
+		}
+		return names, nil
+	}
+	if rd.nodeTypes, err = enum(m.NodeTypes, rd.fType, "node_types"); err != nil {
+		return err
+	}
+	if rd.edgeTypes, err = enum(m.EdgeTypes, rd.eType, "edge_types"); err != nil {
+		return err
+	}
+	rd.edgeIsIndex = make([]bool, len(rd.edgeTypes))
+	for i, t := range rd.edgeTypes {
+		rd.edgeIsIndex[i] = t == "element" || t == "hidden"
+	}
+	if h.NodeCount != nil {
+		if *h.NodeCount < 0 {
+			return s.errorf(off, "negative node_count")
+		}
+		rd.nodeCount = *h.NodeCount
+	}
+	if h.EdgeCount != nil {
+		if *h.EdgeCount < 0 {
+			return s.errorf(off, "negative edge_count")
+		}
+		rd.edgeCount = *h.EdgeCount
+	}
+	if h.RootIndex != nil {
+		rd.rootIndex = *h.RootIndex
+		if rd.rootIndex%uint64(rd.nf) != 0 {
+			return s.errorf(off, "root_index %d is not a multiple of %d", rd.rootIndex, rd.nf)
+		}
+	}
+	rd.title = h.Title
+	return nil
+}
+
+// prealloc returns the capacity to reserve for n declared records of
+// width numbers each: trusted only as far as the input can hold them.
+func (rd *reader) prealloc(n int64, width int) int {
+	if n <= 0 {
+		return 0
+	}
+	limit := int64(1 << 16) // unknown size: grow by appending beyond this
+	if rd.size >= 0 {
+		limit = rd.size/int64(2*width) + 1 // each number takes >= 2 bytes
+	}
+	return int(min(n, limit))
+}
+
+func (rd *reader) nodes() error {
+	s := rd.s
+	rd.nodesOff = s.offset()
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	c := rd.prealloc(rd.nodeCount, rd.nf)
+	rd.ntype = make([]uint8, 0, c)
+	rd.nname = make([]uint32, 0, c)
+	rd.nid = make([]uint64, 0, c)
+	rd.nsize = make([]uint64, 0, c)
+	rd.nedges = make([]uint32, 0, c)
+	ntypes := uint64(len(rd.nodeTypes))
+	fType, fName, fID, fSize, fEC := rd.fType, rd.fName, rd.fID, rd.fSize, rd.fEdgeCount
+	maxNodes := int64(math.MaxUint32 - 2)
+	if rd.nodeCount >= 0 {
+		maxNodes = min(maxNodes, rd.nodeCount)
+	}
+	nf := rd.nf
+	err := s.records(nf, func(vals []uint64, offs []int64) error {
+		for r, off := range offs {
+			rec := vals[r*nf : r*nf+nf]
+			if int64(len(rd.ntype)) >= maxNodes {
+				return s.errorf(off, "more nodes than node_count %d", maxNodes)
+			}
+			t, name, ec := rec[fType], rec[fName], rec[fEC]
+			if t >= ntypes {
+				return s.errorf(off, "node type %d out of range [0,%d)", t, ntypes)
+			}
+			if name > math.MaxUint32 {
+				return s.errorf(off, "node name %d out of range", name)
+			}
+			if ec > math.MaxUint32 {
+				return s.errorf(off, "edge_count %d out of range", ec)
+			}
+			if int64(name) > rd.maxName {
+				rd.maxName, rd.maxNameOff = int64(name), off
+			}
+			rd.ntype = append(rd.ntype, uint8(t))
+			rd.nname = append(rd.nname, uint32(name))
+			rd.nid = append(rd.nid, rec[fID])
+			rd.nsize = append(rd.nsize, rec[fSize])
+			rd.nedges = append(rd.nedges, uint32(ec))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	n := int64(len(rd.ntype))
+	if rd.nodeCount >= 0 && n != rd.nodeCount {
+		return s.errorf(rd.nodesOff, "node_count is %d but nodes holds %d nodes", rd.nodeCount, n)
+	}
+	if n == 0 {
+		return s.errorf(rd.nodesOff, "no nodes")
+	}
+	if rd.rootIndex/uint64(rd.nf) >= uint64(n) {
+		return s.errorf(rd.nodesOff, "root_index %d out of range", rd.rootIndex)
+	}
+	return nil
+}
+
+func (rd *reader) edges() error {
+	s := rd.s
+	rd.edgesOff = s.offset()
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	var want int64
+	for _, c := range rd.nedges {
+		want += int64(c)
+	}
+	if rd.edgeCount >= 0 && want != rd.edgeCount {
+		return s.errorf(rd.edgesOff, "edge_count is %d but the nodes' edge counts add up to %d", rd.edgeCount, want)
+	}
+	if want > math.MaxUint32-1 {
+		return s.errorf(rd.edgesOff, "%d edges: more than 2^32-1", want)
+	}
+	c := rd.prealloc(want, rd.ef)
+	rd.etype = make([]uint8, 0, c)
+	rd.ename = make([]uint32, 0, c)
+	rd.eto = make([]uint32, 0, c)
+	nf := uint64(rd.nf)
+	limit := uint64(len(rd.ntype)) * nf
+	ntypes := uint64(len(rd.edgeTypes))
+	isIndex := rd.edgeIsIndex
+	eType, eName, eTo := rd.eType, rd.eName, rd.eTo
+	ef := rd.ef
+	maxName, maxNameOff := rd.maxName, rd.maxNameOff
+	err := s.records(ef, func(vals []uint64, offs []int64) error {
+		if int64(len(rd.etype)+len(offs)) > want {
+			return s.errorf(offs[want-int64(len(rd.etype))], "more edges than the nodes' edge counts add up to (%d)", want)
+		}
+		for r := range offs {
+			rec := vals[r*ef : r*ef+ef]
+			t, name, to := rec[eType], rec[eName], rec[eTo]
+			if t >= ntypes || to%nf != 0 || to >= limit {
+				off := offs[r]
+				if t >= ntypes {
+					return s.errorf(off, "edge type %d out of range [0,%d)", t, ntypes)
+				}
+				if to%nf != 0 {
+					return s.errorf(off, "to_node %d is not a multiple of %d", to, nf)
+				}
+				return s.errorf(off, "to_node %d out of range: %d nodes", to, limit/nf)
+			}
+			if isIndex[t] {
+				if name > heap.MaxIndex {
+					rd.bigIndex++
+					name = heap.MaxIndex
+				}
+			} else {
+				if name > math.MaxUint32 {
+					return s.errorf(offs[r], "edge name %d out of range", name)
+				}
+				if int64(name) > maxName {
+					maxName, maxNameOff = int64(name), offs[r]
+				}
+			}
+			rd.etype = append(rd.etype, uint8(t))
+			rd.ename = append(rd.ename, uint32(name))
+			rd.eto = append(rd.eto, uint32(to/nf))
+		}
+		return nil
+	})
+	rd.maxName, rd.maxNameOff = maxName, maxNameOff
+	if err != nil {
+		return err
+	}
+	if got := int64(len(rd.etype)); got != want {
+		return s.errorf(rd.edgesOff, "edges holds %d edges but the nodes' edge counts add up to %d", got, want)
+	}
+	return nil
+}
+
+// markUses records which strings the graph needs, and how.
+func (rd *reader) markUses() error {
+	if rd.maxName < 0 {
+		return nil
+	}
+	// Every string in a V8 snapshot is named at least once, so a name far
+	// beyond the number of references is corrupt; checking before the
+	// allocation keeps a hostile index from costing gigabytes.
+	refs := int64(len(rd.ntype)) + int64(len(rd.etype))
+	if rd.maxName > 2*refs+1<<16 {
+		return rd.s.errorf(rd.maxNameOff, "string index %d out of range for %d nodes and edges", rd.maxName, refs)
+	}
+	use := make([]uint8, rd.maxName+1)
+	nodeUse := make([]uint8, len(rd.nodeTypes))
+	for i, t := range rd.nodeTypes {
+		switch t {
+		case "object", "native":
+			nodeUse[i] = useName
+		case "string", "concatenated string", "sliced string", "closure", "regexp":
+			if !rd.opt.SkipValues {
+				nodeUse[i] = useValue
+			}
+		case "synthetic":
+			// Needed whole for "(Document DOM trees)"; few.
+			nodeUse[i] = useName
+			if !rd.opt.SkipValues {
+				nodeUse[i] |= useValue
+			}
+		}
+	}
+	for i, t := range rd.ntype {
+		use[rd.nname[i]] |= nodeUse[t]
+	}
+	for i, t := range rd.etype {
+		if !rd.edgeIsIndex[t] {
+			use[rd.ename[i]] |= useName
+		}
+	}
+	rd.use = use
+	return nil
+}
+
+func (rd *reader) strings() error {
+	s := rd.s
+	if err := rd.markUses(); err != nil {
+		return err
+	}
+	if err := s.expect('['); err != nil {
+		return err
+	}
+	rd.strs = make([]string, len(rd.use))
+	if !rd.opt.SkipValues {
+		rd.digest = make([]uint64, len(rd.use))
+	}
+	c, err := s.peek()
+	if err != nil {
+		return err
+	}
+	if c == ']' {
+		s.pos++
+		return nil
+	}
+	for i := 0; ; i++ {
+		if _, err := s.peek(); err != nil {
+			return err
+		}
+		raw, off, err := s.rawString()
+		if err != nil {
+			return err
+		}
+		if i < len(rd.use) && rd.use[i] != 0 {
+			u := rd.use[i]
+			max := -1
+			if u&useName == 0 {
+				max = maxValue
+			}
+			str, err := decodeString(raw, max)
+			if err != nil {
+				return s.errorf(off, "string %d: %v", i, err)
+			}
+			rd.strs[i] = str
+			if u&useValue != 0 {
+				rd.digest[i] = fnv1a(raw)
+				if len(raw) >= v8StringLimit && rawLen(raw, v8StringLimit) >= v8StringLimit {
+					rd.use[i] |= useLong
+				}
+			}
+		}
+		rd.nstrings = i + 1
+		c, err := s.peek()
+		if err != nil {
+			return err
+		}
+		s.pos++
+		if c == ']' {
+			break
+		}
+		if c != ',' {
+			return s.errorf(s.offset()-1, "found %s after a string, want ',' or ']'", quoteByte(c))
+		}
+	}
+	if rd.maxName >= int64(rd.nstrings) {
+		return s.errorf(rd.maxNameOff, "string index %d out of range: %d strings", rd.maxName, rd.nstrings)
+	}
+	return nil
+}
+
+// build hands the nodes and edges to a heap.Builder.
+func (rd *reader) build() (*heap.Graph, error) {
+	n := len(rd.ntype)
+	m := len(rd.etype)
+
+	// The non-essential edges only read the reader's arrays: find them
+	// on another core while the objects go into the builder.
+	internalType := slices.Index(rd.edgeTypes, "internal")
+	weakType := slices.Index(rd.edgeTypes, "weak")
+	demoteCh := make(chan []uint64, 1)
+	go func() { demoteCh <- rd.nonEssential(internalType, weakType) }()
+
+	b := heap.NewBuilder(heap.ByID)
+	b.Grow(n, m)
+
+	// Class names per node type, and per name for objects and natives.
+	const unset = ^heap.TypeID(0)
+	byType := make([]heap.TypeID, len(rd.nodeTypes))
+	isNamed := make([]bool, len(rd.nodeTypes))
+	isString := make([]bool, len(rd.nodeTypes))
+	synthetic := -1
+	for i, t := range rd.nodeTypes {
+		switch t {
+		case "object", "native":
+			isNamed[i] = true
+			continue
+		case "hidden":
+			byType[i] = b.Type("(system)")
+		case "code":
+			byType[i] = b.Type("(compiled code)")
+		case "closure":
+			byType[i] = b.Type("Function")
+		case "regexp":
+			byType[i] = b.Type("RegExp")
+		default:
+			byType[i] = b.Type("(" + t + ")")
+		}
+		if t == "string" {
+			isString[i] = true
+		}
+		if t == "synthetic" {
+			synthetic = i
+		}
+	}
+	byName := make([]heap.TypeID, len(rd.strs))
+	for i := range byName {
+		byName[i] = unset
+	}
+	for i := 0; i < n; i++ {
+		t := rd.ntype[i]
+		tid := byType[t]
+		if isNamed[t] {
+			name := rd.nname[i]
+			tid = byName[name]
+			if tid == unset {
+				tid = b.Type(shortClass(rd.strs[name]))
+				byName[name] = tid
+			}
+		}
+		b.Object(rd.nid[i], tid, rd.nsize[i])
+	}
+	if synthetic >= 0 {
+		for i, t := range rd.ntype {
+			if int(t) == synthetic {
+				b.SetFlags(heap.ObjectID(i), heap.FlagSynthetic)
+			}
+		}
+	}
+	if !rd.opt.SkipValues && rd.use != nil {
+		for i, t := range rd.ntype {
+			name := rd.nname[i]
+			if rd.use[name]&useValue == 0 || !rd.hasValue(t) {
+				continue
+			}
+			v := prefix(rd.strs[name], maxValue)
+			if v != "" {
+				b.SetValue(heap.ObjectID(i), v)
+			}
+			if isString[t] {
+				d := rd.digest[name]
+				if rd.use[name]&useLong != 0 {
+					// V8 cut the text: tell apart strings that share
+					// their first 1024 characters by their size.
+					d ^= (rd.nsize[i] + 1) * 0x9e3779b97f4a7c15
+				}
+				b.SetDigest(heap.ObjectID(i), d)
+			}
+		}
+	}
+	root := heap.ObjectID(rd.rootIndex / uint64(rd.nf))
+	b.Root(heap.RootVM, uint64(root), b.String("(root)"))
+
+	// Edge labels per edge type.
+	kinds := make([]heap.EdgeKind, len(rd.edgeTypes))
+	var unknown []string
+	for i, t := range rd.edgeTypes {
+		switch t {
+		case "context", "property", "element":
+			kinds[i] = heap.Strong
+		case "internal", "hidden", "invisible":
+			kinds[i] = heap.Internal
+		case "weak":
+			kinds[i] = heap.Weak
+		case "shortcut":
+			kinds[i] = heap.Shortcut
+		default:
+			kinds[i] = heap.Strong
+			unknown = append(unknown, t)
+		}
+	}
+	if len(unknown) > 0 {
+		b.Warn(-1, "unknown edge types %q read as strong references", unknown)
+	}
+	if rd.bigIndex > 0 {
+		b.Warn(-1, "%d element indices above %d were clamped", rd.bigIndex, heap.MaxIndex)
+	}
+	nameID := make([]heap.StringID, len(rd.strs))
+	for i := range nameID {
+		nameID[i] = heap.StringID(math.MaxUint32)
+	}
+
+	demote := <-demoteCh
+	src, left := 0, uint32(0) // src is one past the current source
+	for k := 0; k < m; k++ {
+		for left == 0 {
+			left = rd.nedges[src]
+			src++
+		}
+		left--
+		t := rd.etype[k]
+		var l heap.Label
+		if rd.edgeIsIndex[t] {
+			l = heap.IndexLabel(kinds[t], uint64(rd.ename[k]))
+		} else {
+			name := rd.ename[k]
+			id := nameID[name]
+			if id == heap.StringID(math.MaxUint32) {
+				id = b.String(rd.strs[name])
+				if id >= heap.MaxNames {
+					return nil, formatErr(rd.edgesOff, "edges", "more distinct edge names than a graph can hold")
+				}
+				nameID[name] = id
+			}
+			l = heap.NamedLabel(kinds[t], id)
+		}
+		if demote != nil && demote[k/64]&(1<<(k%64)) != 0 {
+			l = l.WithKind(heap.Weak)
+		}
+		b.Edge(heap.ObjectID(src-1), uint64(rd.eto[k]), l)
+	}
+
+	attrs := map[string]string{}
+	if rd.title != "" {
+		attrs["title"] = rd.title
+	}
+	b.SetMeta(heap.Meta{Runtime: "v8", Attrs: attrs})
+	rd.ntype, rd.nname, rd.nid, rd.nsize, rd.nedges = nil, nil, nil, nil, nil
+	rd.etype, rd.ename, rd.eto, rd.strs = nil, nil, nil, nil
+	return b.Build()
+}
+
+// hasValue reports whether nodes of type t get value labels.
+func (rd *reader) hasValue(t uint8) bool {
+	switch rd.nodeTypes[t] {
+	case "string", "concatenated string", "sliced string", "closure", "regexp", "synthetic":
+		return true
+	}
+	return false
+}
