@@ -33,7 +33,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	gs, srcs, err := loadThree(pos, stderr)
+	gs, srcs, err := loadThree(pos, stderr, false)
 	if err != nil {
 		return err
 	}

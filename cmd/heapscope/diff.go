@@ -19,11 +19,11 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	before, bsrc, err := load(pos[0], stderr)
+	before, bsrc, err := load(pos[0], stderr, out.verbose)
 	if err != nil {
 		return err
 	}
-	after, asrc, err := load(pos[1], stderr)
+	after, asrc, err := load(pos[1], stderr, out.verbose)
 	if err != nil {
 		return err
 	}

@@ -31,10 +31,16 @@ Finding leaks:
 
 Taking snapshots:
 
+	snapshot --node PID -o FILE take a V8 heap snapshot of a running Node
+	                            process (its inspector opens on 127.0.0.1)
+	snapshot --java PID -o FILE take an HPROF dump of a running JVM (jcmd)
 	python-path                 print the directory to put on PYTHONPATH
 	                            for 'import heapscope; heapscope.snapshot(path)'
-	run -o DIR [flags] -- CMD   run a program with the agent loaded;
-	                            snapshots land in DIR
+	run -o DIR [flags] -- CMD   run a Python or Node program with the agent
+	                            loaded, no code change; snapshots land in DIR
+	                            as NNNN-PID-REASON.pysnap (.heapsnapshot):
+	                            --at-exit, --signal SIGUSR2, --every 30s,
+	                            --values=false (no string contents)
 
 Flags every analysis takes:
 

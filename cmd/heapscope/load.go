@@ -15,7 +15,8 @@ import (
 
 // load reads a snapshot, telling a person at a terminal what it is doing
 // when that takes more than a second.
-func load(path string, stderr io.Writer) (*heap.Graph, report.Source, error) {
+// With verbose, it lists the snapshot's warnings on stderr.
+func load(path string, stderr io.Writer, verbose bool) (*heap.Graph, report.Source, error) {
 	var g *heap.Graph
 	err := withProgress(stderr, "reading "+path, func() error {
 		var err error
@@ -25,8 +26,14 @@ func load(path string, stderr io.Writer) (*heap.Graph, report.Source, error) {
 	if err != nil {
 		return nil, report.Source{}, err
 	}
+	if verbose {
+		for _, w := range g.Warnings() {
+			fmt.Fprintf(stderr, "%s: warning: %s\n", path, w)
+		}
+	}
 	return g, report.Source{Path: path, Overview: analyze.Describe(g)}, nil
 }
+
 
 // withProgress runs fn; if stderr is a terminal and fn takes more than a
 // second, it shows msg on stderr until fn returns.

@@ -8,15 +8,17 @@ import (
 
 // outputFlags are the flags every analysis command takes.
 type outputFlags struct {
-	json   bool
-	format string
-	top    int
+	json    bool
+	format  string
+	top     int
+	verbose bool
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet, top int) {
 	fs.BoolVar(&o.json, "json", false, "write JSON (same as --format json)")
 	fs.StringVar(&o.format, "format", "text", "output `format`: text, json or markdown")
 	fs.IntVar(&o.top, "top", top, "show the first `N` rows (0: all)")
+	fs.BoolVar(&o.verbose, "v", false, "list the snapshots' warnings on stderr")
 }
 
 // resolve returns the chosen format.

@@ -19,7 +19,7 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g, src, err := load(pos[0], stderr)
+	g, src, err := load(pos[0], stderr, out.verbose)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func runTrend(args []string, stdout, stderr io.Writer) error {
 	var snaps []*heap.Graph
 	var srcs []report.Source
 	for _, p := range pos {
-		g, src, err := load(p, stderr)
+		g, src, err := load(p, stderr, out.verbose)
 		if err != nil {
 			return err
 		}
