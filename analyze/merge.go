@@ -1,0 +1,180 @@
+package analyze
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/heapscope/heapscope/heap"
+)
+
+// SigStep is one step of a path signature.
+type SigStep struct {
+	Type string
+	Edge string // collapsed edge name (see [MergePaths])
+	// Repeated: the path of some member of the group went through this
+	// (type, edge) step several times in a row (a linked list, a hash
+	// bucket chain).
+	Repeated bool
+}
+
+// PathGroup is the objects that one kind of path holds.
+type PathGroup struct {
+	RootKind  heap.RootKind
+	RootName  string
+	Signature []SigStep
+	Count     int // objects in the group
+	// Retained is the memory the group's objects retain, each object
+	// counted once across all groups (see [TopMost]).
+	Retained uint64
+	Sample   Path // the path of the member with the largest retained size
+}
+
+// MergePaths groups objs (typically all instances of a type) by the
+// shape of their shortest paths, as Eclipse MAT's "merge shortest paths
+// to GC roots" does, biggest first: by retained size, then count, then
+// signature text.
+//
+// A path's signature is its root (kind and name) and its sequence of
+// (type name, edge name) steps, the target included, where
+//   - index edges ([17]) and dict-key edges (a name in brackets, such as
+//     Python's ['key']) become "[*]", so the ten thousand values of one
+//     dict, or the slots of one array, fall in one group;
+//   - a run of equal steps becomes one step, whatever its length, so
+//     what hangs off every node of a linked list or bucket chain falls
+//     in one group; the step is marked Repeated when some member's run
+//     was longer than one.
+//
+// Attribute names stay, so two caches in different fields of one object
+// stay apart. Objects no path reaches are counted in unreached. t may
+// be nil: Retained is then 0 and samples are the lowest IDs.
+func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGroup, unreached int) {
+	g := r.g
+	isTop := newBitset(g.NumObjects())
+	var ret []uint64
+	if t != nil {
+		top, _ := TopMost(t, objs)
+		for _, x := range top {
+			isTop.set(uint32(x))
+		}
+		ret = t.retained
+	} else {
+		ret = make([]uint64, g.NumObjects())
+	}
+	idx := map[string]int{}
+	var keys []string
+	var samples []heap.ObjectID
+	var up []SigStep // the path from the target up, uncollapsed
+	var sig []SigStep
+	var key []byte
+	for _, id := range objs {
+		if int(id) >= g.NumObjects() || !r.Reached(id) {
+			unreached++
+			continue
+		}
+		up = up[:0]
+		var root heap.Label
+		for v := id; ; {
+			p, l := r.Parent(v)
+			st := SigStep{Type: g.TypeName(g.Type(v))}
+			if p == SuperRoot {
+				up = append(up, st)
+				root = l
+				break
+			}
+			st.Edge = r.edgeKey(l)
+			up = append(up, st)
+			v = p
+		}
+		kind, name := r.rootOf(root)
+		sig = sig[:0]
+		key = append(key[:0], byte(kind))
+		key = append(key, name...)
+		for i := len(up) - 1; i >= 0; i-- {
+			st := up[i]
+			if k := len(sig) - 1; k >= 0 && sig[k].Type == st.Type && sig[k].Edge == st.Edge {
+				sig[k].Repeated = true
+				continue
+			}
+			sig = append(sig, st)
+			key = append(key, 0)
+			key = append(key, st.Type...)
+			key = append(key, 1)
+			key = append(key, st.Edge...)
+		}
+		i, ok := idx[string(key)]
+		if !ok {
+			i = len(groups)
+			idx[string(key)] = i
+			keys = append(keys, string(key))
+			samples = append(samples, id)
+			groups = append(groups, PathGroup{RootKind: kind, RootName: name, Signature: slices.Clone(sig)})
+		}
+		grp := &groups[i]
+		for k, st := range sig {
+			grp.Signature[k].Repeated = grp.Signature[k].Repeated || st.Repeated
+		}
+		grp.Count++
+		if isTop.has(uint32(id)) {
+			grp.Retained += ret[id]
+			isTop[id>>6] &^= 1 << (id & 63) // count duplicates in objs once
+		}
+		if cmpRetained(ret, uint32(id), uint32(samples[i])) < 0 {
+			samples[i] = id
+		}
+	}
+	for i := range groups {
+		groups[i].Sample, _ = r.Path(samples[i])
+	}
+	order := make([]int, len(groups))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmp.Compare(groups[b].Retained, groups[a].Retained); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(groups[b].Count, groups[a].Count); c != 0 {
+			return c
+		}
+		return cmp.Compare(keys[a], keys[b])
+	})
+	sorted := make([]PathGroup, len(groups))
+	for i, o := range order {
+		sorted[i] = groups[o]
+	}
+	return sorted, unreached
+}
+
+// signature returns the collapsed signature of id's shortest path, which
+// must exist, and its root, as MergePaths computes them.
+func (r *Retainers) signature(id heap.ObjectID) ([]SigStep, heap.RootKind, string) {
+	groups, _ := MergePaths(r, nil, []heap.ObjectID{id})
+	return groups[0].Signature, groups[0].RootKind, groups[0].RootName
+}
+
+// edgeKey is the collapsed name of an edge label, without formatting
+// indices.
+func (r *Retainers) edgeKey(l heap.Label) string {
+	if l.IsIndex() {
+		return "[*]"
+	}
+	return collapseEdge(r.g.String(l.Name()))
+}
+
+// rootOf returns the kind and description of root number i.
+func (r *Retainers) rootOf(i heap.Label) (heap.RootKind, string) {
+	root := r.roots[i]
+	if int(i) >= len(r.g.Roots()) {
+		return root.Kind, NativeRootName
+	}
+	return root.Kind, r.g.String(root.Name)
+}
+
+// collapseEdge maps the edge names that vary per entry of a container to
+// "[*]": indices ([17]) and bracketed keys (['key'], [42]).
+func collapseEdge(name string) string {
+	if len(name) >= 2 && name[0] == '[' && name[len(name)-1] == ']' {
+		return "[*]"
+	}
+	return name
+}

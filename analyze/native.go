@@ -1,0 +1,203 @@
+package analyze
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/heapscope/heapscope/heap"
+)
+
+// NativeObject is an object that something outside the snapshot's heap
+// holds: its reference count exceeds the references the snapshot shows.
+type NativeObject struct {
+	Object   heap.ObjectID
+	Refcount uint32 // the runtime's reference count
+	Edges    uint32 // incoming edges of the snapshot that hold a count (all but Weak)
+}
+
+// Excess returns the references nobody in the snapshot accounts for.
+func (o NativeObject) Excess() uint32 { return o.Refcount - o.Edges }
+
+// Objects the interpreter itself holds, whose excess references are
+// expected. Python only: the other runtimes have no reference counts.
+var (
+	// interpreterTypes are types whose instances the interpreter holds
+	// from C: type slots, the thread state, the module table.
+	interpreterTypes = map[string]bool{
+		"type": true, "module": true, "code": true, "frame": true,
+		"builtin_function_or_method": true, "method_descriptor": true,
+		"wrapper_descriptor": true, "getset_descriptor": true,
+		"member_descriptor": true, "classmethod_descriptor": true,
+		"NoneType": true, "bool": true, "ellipsis": true,
+		"NotImplementedType": true,
+	}
+	// metaclassSuffixes: a type whose name ends so is a metaclass
+	// (abc.ABCMeta, enum.EnumType), so its instances are classes.
+	metaclassSuffixes = []string{"Meta", "Type", "type"}
+)
+
+// internedSlack is how many unexplained references a str may have and
+// still be taken for an interned string (held by the interpreter's
+// interned table and by code objects' constants the snapshot may miss).
+const internedSlack = 2
+
+// NativeHeld finds the objects held by something outside the heap (a C
+// structure, an extension's leaked reference): objects whose reference
+// count is higher than their incoming edges that hold a count (every edge
+// but Weak ones: weak references hold no count). It returns nil when the
+// snapshot has no reference counts (g.HasRefcounts() is false), else the
+// objects in ID order.
+//
+// It leaves out what the interpreter itself holds, which would otherwise
+// drown the report: immortal objects (heap.FlagImmortal), singletons
+// (None, True, Ellipsis...), classes (objects of type "type" or of a
+// metaclass, and targets of "__class__" edges), modules and their dicts
+// (targets of a module's "__dict__" edge), code objects, frames of
+// running threads, C functions and descriptors, small ints (-5..256,
+// cached by CPython) and strs with at most 2 unexplained references
+// (interned strings). Objects whose referrers the agent could not see in
+// full (a referrer flagged heap.FlagOpaque) may show up here: the
+// snapshot cannot tell which of their references it missed.
+func NativeHeld(g *heap.Graph) []NativeObject {
+	if !g.HasRefcounts() {
+		return nil
+	}
+	n := g.NumObjects()
+	in := make([]uint32, n)
+	for _, e := range g.AllEdges() {
+		if e.Label.Kind() != heap.Weak {
+			in[e.To]++
+		}
+	}
+	noiseType := make([]bool, g.NumTypes())
+	isStr := make([]bool, g.NumTypes())
+	isInt := make([]bool, g.NumTypes())
+	isModule := make([]bool, g.NumTypes())
+	for t := range noiseType {
+		name := g.TypeName(heap.TypeID(t))
+		noiseType[t] = interpreterTypes[name]
+		for _, s := range metaclassSuffixes {
+			noiseType[t] = noiseType[t] || strings.HasSuffix(name, s)
+		}
+		isStr[t] = name == "str"
+		isInt[t] = name == "int"
+		isModule[t] = name == "module"
+	}
+	cand := newBitset(n)
+	found := false
+	for v := range n {
+		id := heap.ObjectID(v)
+		rc, _ := g.Refcount(id)
+		ty := g.Type(id)
+		if rc <= in[v] || g.Flags(id)&heap.FlagImmortal != 0 || noiseType[ty] {
+			continue
+		}
+		if isStr[ty] && rc-in[v] <= internedSlack {
+			continue
+		}
+		if isInt[ty] {
+			if x, err := strconv.Atoi(valueOf(g, id)); err == nil && x >= -5 && x <= 256 {
+				continue
+			}
+		}
+		cand.set(uint32(v))
+		found = true
+	}
+	if !found {
+		return nil
+	}
+	// Classes and module dicts, known by the edges that reach them.
+	for v := range n {
+		src := heap.ObjectID(v)
+		srcIsModule := isModule[g.Type(src)]
+		for _, e := range g.Edges(src) {
+			if !cand.has(uint32(e.To)) || e.Label.IsIndex() {
+				continue
+			}
+			switch name := g.String(e.Label.Name()); {
+			case name == "__class__", srcIsModule && name == "__dict__":
+				cand[e.To>>6] &^= 1 << (e.To & 63)
+			}
+		}
+	}
+	var out []NativeObject
+	for v := range n {
+		if cand.has(uint32(v)) {
+			rc, _ := g.Refcount(heap.ObjectID(v))
+			out = append(out, NativeObject{Object: heap.ObjectID(v), Refcount: rc, Edges: in[v]})
+		}
+	}
+	return out
+}
+
+func valueOf(g *heap.Graph, id heap.ObjectID) string {
+	v, _ := g.Value(id)
+	return v
+}
+
+// NativeRoots returns the objects of held, to pass as
+// [DomOptions].ExtraRoots or [PathOptions].ExtraRoots.
+func NativeRoots(held []NativeObject) []heap.ObjectID {
+	out := make([]heap.ObjectID, len(held))
+	for i, o := range held {
+		out[i] = o.Object
+	}
+	return out
+}
+
+// NativeGroup sums the objects held outside the heap of one type.
+type NativeGroup struct {
+	Type   string
+	Count  int
+	Excess uint64 // unexplained references, summed
+	// Retained is the memory these objects retain, each object counted
+	// once across all groups: the retained sizes of the group's members
+	// that no other held object dominates. It needs a tree built with
+	// the held objects as extra roots (else most of them are unreachable
+	// and retain 0).
+	Retained uint64
+	Sample   heap.ObjectID // the member with the largest retained size (then lowest ID)
+}
+
+// NativeByType groups held by type name, sorted by retained size, then
+// count (largest first), then type name.
+func NativeByType(t *DomTree, held []NativeObject) []NativeGroup {
+	g := t.g
+	top, _ := TopMost(t, NativeRoots(held))
+	isTop := newBitset(g.NumObjects())
+	for _, x := range top {
+		isTop.set(uint32(x))
+	}
+	idx := map[string]int{}
+	var out []NativeGroup
+	for _, o := range held {
+		name := g.TypeName(g.Type(o.Object))
+		i, ok := idx[name]
+		if !ok {
+			i = len(out)
+			idx[name] = i
+			out = append(out, NativeGroup{Type: name, Sample: o.Object})
+		}
+		grp := &out[i]
+		grp.Count++
+		grp.Excess += uint64(o.Excess())
+		if isTop.has(uint32(o.Object)) {
+			grp.Retained += t.Retained(o.Object)
+		}
+		if cmpRetained(t.retained, uint32(o.Object), uint32(grp.Sample)) < 0 {
+			grp.Sample = o.Object
+		}
+	}
+	slices.SortFunc(out, func(a, b NativeGroup) int {
+		if c := cmp.Compare(b.Retained, a.Retained); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Type, b.Type)
+	})
+	return out
+}
