@@ -250,7 +250,9 @@ func countEntries(g *heap.Graph, id heap.ObjectID, rule entryRule, m *nameMatche
 				n++
 			}
 		case countKeyed:
-			if m.bracketed(e.Label) {
+			if m.bracketed(e.Label) || (!e.Label.IsIndex() && strings.HasPrefix(g.EdgeName(e.Label), ".")) {
+				// ['key'], or .name in a namespace dict (a module's or
+				// an instance's __dict__).
 				vals++
 			} else if m.is(e.Label, "<key>") {
 				keys++

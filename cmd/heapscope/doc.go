@@ -17,6 +17,25 @@ What is there, and what grew:
 	trend S1 S2 S3 ...          growth per type over many snapshots, telling
 	                            steady growth from a one-off warm-up
 
+Why it stays alive, and what is wasted:
+
+	top SNAPSHOT                objects and types that retain the most, with
+	                            their dominators; objects held outside the
+	                            heap (Python); what no root reaches
+	tree SNAPSHOT               the dominator tree (--depth N, --min-size 1M,
+	                            --from 0xADDR)
+	why SNAPSHOT SELECTOR       shortest paths from the roots to the selected
+	                            objects, merged by path: SELECTOR is a type
+	                            name, an address (0x7f...) or value:TEXT;
+	                            --weak follows weak references too
+	containers SNAPSHOT         dicts, lists, maps and caches by retained size,
+	                            with their entry counts
+	duplicates SNAPSHOT         equal strings, bytes and tuples: wasted bytes
+
+Retained size is what would be freed if the object went: the objects it
+dominates. A type's retained size counts each object once. Weak
+references never retain.
+
 Finding leaks:
 
 	leaks BASELINE TARGET FINAL objects created between baseline and target

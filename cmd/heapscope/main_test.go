@@ -59,6 +59,7 @@ func golden(t *testing.T, name string, args ...string) {
 
 func TestCommands(t *testing.T) {
 	const before, mid, after = "testdata/before.pysnap", "testdata/mid.pysnap", "testdata/after.pysnap"
+	const rich = "testdata/rich.pysnap"
 	tests := []struct {
 		name string
 		args []string
@@ -85,6 +86,24 @@ func TestCommands(t *testing.T) {
 		{"check-json", []string{"check", "--json", before, after, after}},
 		{"check-allowed", []string{"check", "--config", "testdata/check-allow.json", before, after, after}},
 		{"check-pass", []string{"check", before, before, before}},
+		{"top", []string{"top", rich}},
+		{"top-json", []string{"top", "--json", rich}},
+		{"top-markdown", []string{"top", "--format", "markdown", "--top", "3", rich}},
+		{"tree", []string{"tree", rich}},
+		{"tree-small", []string{"tree", "--depth", "5", "--min-size", "1K", rich}},
+		{"tree-from", []string{"tree", "--from", "0x1300", rich}},
+		{"tree-json", []string{"tree", "--json", "--depth", "2", rich}},
+		{"why-type", []string{"why", rich, "app.Item"}},
+		{"why-native", []string{"why", rich, "type:bytearray"}},
+		{"why-addr", []string{"why", rich, "0x4100"}},
+		{"why-value", []string{"why", "--json", rich, "value:hello"}},
+		{"why-weak", []string{"why", "--weak", rich, "0x3200"}},
+		{"why-markdown", []string{"why", "--format", "markdown", rich, "str"}},
+		{"why-nothing", []string{"why", rich, "NoSuchType"}},
+		{"containers", []string{"containers", rich}},
+		{"containers-json", []string{"containers", "--json", rich}},
+		{"duplicates", []string{"duplicates", rich}},
+		{"duplicates-json", []string{"duplicates", "--json", rich}},
 		{"summary-missing-file", []string{"summary", "testdata/nonexistent.pysnap"}},
 		{"summary-not-a-snapshot", []string{"summary", "testdata/before.heap"}},
 	}
@@ -105,6 +124,10 @@ func TestMisuse(t *testing.T) {
 		{"diff", "testdata/before.pysnap"},
 		{"trend", "testdata/before.pysnap"},
 		{"leaks", "testdata/before.pysnap", "testdata/before.pysnap"},
+		{"why", "testdata/rich.pysnap"},
+		{"why", "testdata/rich.pysnap", "0xZZ"},
+		{"tree", "--min-size", "lots", "testdata/rich.pysnap"},
+		{"tree", "--from", "nowhere", "testdata/rich.pysnap"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(args, &stdout, &stderr)

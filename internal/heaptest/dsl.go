@@ -19,6 +19,8 @@ import (
 //	root KIND NAME [DESCRIPTION]
 //	value NAME TEXT...
 //	refcount NAME N
+//	digest NAME N
+//	flags NAME FLAG[,FLAG...]   (gctracked, immortal, opaque, synthetic)
 //	runtime NAME
 //
 // where EDGE is TARGET, LABEL=TARGET, [I]=TARGET (I a number: an index), or any of these prefixed
@@ -42,7 +44,7 @@ func Parse(src string) (*heap.Graph, error) {
 			continue
 		}
 		switch f[0] {
-		case "root", "value", "refcount":
+		case "root", "value", "refcount", "digest", "flags":
 			continue // second pass
 		case "runtime":
 			if len(f) != 2 {
@@ -141,6 +143,37 @@ func Parse(src string) (*heap.Graph, error) {
 				return nil, fmt.Errorf("line %d: want value NAME TEXT", n+1)
 			}
 			b.SetValue(id, strings.Join(f[2:], " "))
+		case "digest":
+			id, ok := ids[f[1]]
+			if !ok || len(f) != 3 {
+				return nil, fmt.Errorf("line %d: want digest NAME N", n+1)
+			}
+			d, err := strconv.ParseUint(f[2], 0, 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", n+1, err)
+			}
+			b.SetDigest(id, d)
+		case "flags":
+			id, ok := ids[f[1]]
+			if !ok || len(f) != 3 {
+				return nil, fmt.Errorf("line %d: want flags NAME FLAG,...", n+1)
+			}
+			var fl heap.Flags
+			for _, name := range strings.Split(f[2], ",") {
+				switch name {
+				case "gctracked":
+					fl |= heap.FlagGCTracked
+				case "immortal":
+					fl |= heap.FlagImmortal
+				case "opaque":
+					fl |= heap.FlagOpaque
+				case "synthetic":
+					fl |= heap.FlagSynthetic
+				default:
+					return nil, fmt.Errorf("line %d: unknown flag %q", n+1, name)
+				}
+			}
+			b.SetFlags(id, fl)
 		case "refcount":
 			id, ok := ids[f[1]]
 			if !ok || len(f) != 3 {

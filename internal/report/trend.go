@@ -49,14 +49,7 @@ func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types 
 	if err := header(w, f, srcs...); err != nil {
 		return err
 	}
-	section := func(title string) {
-		if f == Markdown {
-			fmt.Fprintf(w, "\n### %s\n\n", title)
-		} else {
-			fmt.Fprintf(w, "\n%s\n", title)
-		}
-	}
-	section("Types")
+	section(w, f, "Types")
 	if len(types) == 0 {
 		fmt.Fprintln(w, "no type changed")
 	} else {
@@ -71,7 +64,7 @@ func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types 
 			return err
 		}
 	}
-	section("Paths that grew in every snapshot")
+	section(w, f, "Paths that grew in every snapshot")
 	if len(rep.Paths) == 0 {
 		fmt.Fprintln(w, "none")
 	} else {
@@ -83,7 +76,7 @@ func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types 
 			return err
 		}
 	}
-	section("Collections that grew in every snapshot")
+	section(w, f, "Collections that grew in every snapshot")
 	if len(rep.Collections) == 0 {
 		_, err := fmt.Fprintln(w, "none")
 		return err

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"io"
+
+	"github.com/heapscope/heapscope/analyze"
+)
+
+// ContainerRow is a container with its path, as the command found it.
+type ContainerRow struct {
+	analyze.Container
+	Path analyze.Path
+}
+
+// Containers renders the containers that hold the most.
+func Containers(w io.Writer, f Format, src Source, t *analyze.DomTree, rows []ContainerRow) error {
+	g := t.Graph()
+	if f == JSON {
+		type rowJSON struct {
+			objectJSON
+			Entries int    `json:"entries"`
+			Path    string `json:"path"`
+		}
+		out := []rowJSON{}
+		for _, r := range rows {
+			out = append(out, rowJSON{objToJSON(t, r.Object), r.Entries, PathText(r.Path)})
+		}
+		return WriteJSON(w, struct {
+			Snapshot Source    `json:"snapshot"`
+			Rows     []rowJSON `json:"rows"`
+		}{src, out})
+	}
+	if err := header(w, f, src); err != nil {
+		return err
+	}
+	tb := Table{Columns: []Column{{"retained", true}, {"entries", true}, {"container", false}, {"held by", false}}}
+	for _, r := range rows {
+		tb.Add(Bytes(r.Retained), Count(r.Entries), ObjectText(g, r.Object), PathText(r.Path))
+	}
+	return tb.Write(w, f)
+}
+
+// Duplicates renders groups of objects with equal content.
+func Duplicates(w io.Writer, f Format, src Source, groups []analyze.DupGroup) error {
+	if f == JSON {
+		type rowJSON struct {
+			Type    string `json:"type"`
+			Count   int    `json:"count"`
+			Size    uint64 `json:"size_bytes"`
+			Wasted  uint64 `json:"wasted_bytes"`
+			Value   string `json:"value,omitempty"`
+			HeldBy  string `json:"held_by,omitempty"`
+			HeldFor int    `json:"held_by_count,omitempty"`
+		}
+		out := []rowJSON{}
+		for _, d := range groups {
+			out = append(out, rowJSON{d.Type, d.Count, d.Size, d.Wasted, d.Value, heldText(d), d.HeldCount})
+		}
+		return WriteJSON(w, struct {
+			Snapshot Source    `json:"snapshot"`
+			Rows     []rowJSON `json:"rows"`
+		}{src, out})
+	}
+	if err := header(w, f, src); err != nil {
+		return err
+	}
+	tb := Table{Columns: []Column{{"wasted", true}, {"copies", true}, {"each", true}, {"type", false}, {"example", false}, {"mostly held by", false}}}
+	for _, d := range groups {
+		ex := d.Value
+		if r := []rune(ex); len(r) > 40 {
+			ex = string(r[:40]) + "…"
+		}
+		tb.Add(Bytes(d.Wasted), Count(d.Count), Bytes(d.Size), d.Type, quoteIf(ex), heldText(d))
+	}
+	return tb.Write(w, f)
+}
+
+func heldText(d analyze.DupGroup) string {
+	if d.HeldBy.Type == "" {
+		return ""
+	}
+	s := d.HeldBy.Type
+	if d.HeldBy.Edge != "" {
+		s += " " + d.HeldBy.Edge
+	}
+	return s
+}
+
+func quoteIf(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "\"" + s + "\""
+}

@@ -1,0 +1,62 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/heapscope/heapscope/analyze"
+)
+
+// Tree renders a dominator-tree view as an indented outline.
+func Tree(w io.Writer, f Format, src Source, t *analyze.DomTree, lines []analyze.TreeLine) error {
+	g := t.Graph()
+	if f == JSON {
+		type lineJSON struct {
+			Depth int    `json:"depth"`
+			Edge  string `json:"edge,omitempty"`
+			objectJSON
+			Hidden      int    `json:"hidden_children,omitempty"`
+			HiddenBytes uint64 `json:"hidden_bytes,omitempty"`
+		}
+		out := []lineJSON{}
+		for _, l := range lines {
+			j := lineJSON{Depth: l.Depth, Edge: l.Edge, Hidden: l.Hidden, HiddenBytes: l.HiddenBytes}
+			if l.Object == analyze.SuperRoot {
+				j.objectJSON = objectJSON{Type: "(all roots)", Retained: t.Retained(analyze.SuperRoot)}
+			} else {
+				j.objectJSON = objToJSON(t, l.Object)
+			}
+			out = append(out, j)
+		}
+		return WriteJSON(w, struct {
+			Snapshot Source     `json:"snapshot"`
+			Lines    []lineJSON `json:"lines"`
+		}{src, out})
+	}
+	if err := header(w, f, src); err != nil {
+		return err
+	}
+	if f == Markdown {
+		fmt.Fprintln(w, "```")
+	}
+	for _, l := range lines {
+		var b strings.Builder
+		b.WriteString(strings.Repeat("  ", l.Depth))
+		fmt.Fprintf(&b, "%s  ", Bytes(t.Retained(l.Object)))
+		if l.Edge != "" {
+			b.WriteString(l.Edge + " ")
+		}
+		b.WriteString(ObjectText(g, l.Object))
+		if l.Hidden > 0 {
+			fmt.Fprintf(&b, "  (+%s more below, %s)", Count(l.Hidden), Bytes(l.HiddenBytes))
+		}
+		if _, err := fmt.Fprintln(w, b.String()); err != nil {
+			return err
+		}
+	}
+	if f == Markdown {
+		fmt.Fprintln(w, "```")
+	}
+	return nil
+}

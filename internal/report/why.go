@@ -1,0 +1,66 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+)
+
+// Why renders the retainer paths of the selected objects: merged groups
+// (shown is a prefix of groups), how many objects were selected, and how
+// many no path reaches.
+func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, selected int, groups, shown []analyze.PathGroup, unreached int) error {
+	if f == JSON {
+		type groupJSON struct {
+			Count    int      `json:"count"`
+			Retained uint64   `json:"retained_bytes"`
+			Path     string   `json:"path"`
+			Sample   pathJSON `json:"sample_path"`
+		}
+		out := []groupJSON{}
+		for _, grp := range shown {
+			out = append(out, groupJSON{grp.Count, grp.Retained, SignatureText(grp), pathToJSON(g, grp.Sample)})
+		}
+		return WriteJSON(w, struct {
+			Snapshot  Source      `json:"snapshot"`
+			Selector  string      `json:"selector"`
+			Selected  int         `json:"selected"`
+			Unreached int         `json:"unreached"`
+			Groups    int         `json:"groups"`
+			Rows      []groupJSON `json:"rows"`
+		}{src, selector, selected, unreached, len(groups), out})
+	}
+	if err := header(w, f, src); err != nil {
+		return err
+	}
+	line := fmt.Sprintf("%s selects %s objects held by %s paths", selector, Count(selected), Count(len(groups)))
+	if unreached > 0 {
+		line += fmt.Sprintf("; %s reached by no path", Count(unreached))
+	}
+	if f == Markdown {
+		line = mdEscape(line) + "\n"
+	}
+	fmt.Fprintln(w, line)
+	if f == Markdown {
+		t := Table{Columns: []Column{{"count", true}, {"retained", true}, {"held by", false}, {"e.g.", false}}}
+		for _, grp := range shown {
+			t.Add(Count(grp.Count), Bytes(grp.Retained), SignatureText(grp), PathText(grp.Sample))
+		}
+		if err := t.Write(w, f); err != nil {
+			return err
+		}
+		return more(w, f, len(shown), len(groups), "paths")
+	}
+	for i, grp := range shown {
+		fmt.Fprintf(w, "\n#%d  %s objects, retained %s\n", i+1, Count(grp.Count), Bytes(grp.Retained))
+		if grp.Count == 1 {
+			fmt.Fprintf(w, "    held by  %s\n", PathText(grp.Sample))
+			continue
+		}
+		fmt.Fprintf(w, "    held by  %s\n", SignatureText(grp))
+		fmt.Fprintf(w, "    e.g.     %s\n", PathText(grp.Sample))
+	}
+	return more(w, f, len(shown), len(groups), "paths")
+}
