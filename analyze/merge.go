@@ -3,6 +3,7 @@ package analyze
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/heapscope/heapscope/heap"
 )
@@ -36,9 +37,10 @@ type PathGroup struct {
 //
 // A path's signature is its root (kind and name) and its sequence of
 // (type name, edge name) steps, the target included, where
-//   - index edges ([17]) and dict-key edges (a name in brackets, such as
-//     Python's ['key']) become "[*]", so the ten thousand values of one
-//     dict, or the slots of one array, fall in one group;
+//   - index edges ([17]), dict-key edges (a name in brackets, such as
+//     Python's ['key']) and all-digit names (V8's Map table slots) become
+//     "[*]", so the ten thousand values of one dict, or the slots of one
+//     array, fall in one group;
 //   - a run of equal steps becomes one step, whatever its length, so
 //     what hangs off every node of a linked list or bucket chain falls
 //     in one group; the step is marked Repeated when some member's run
@@ -171,9 +173,13 @@ func (r *Retainers) rootOf(i heap.Label) (heap.RootKind, string) {
 }
 
 // collapseEdge maps the edge names that vary per entry of a container to
-// "[*]": indices ([17]) and bracketed keys (['key'], [42]).
+// "[*]": indices ([17]), bracketed keys (['key'], [42]) and names that are
+// all digits (V8 names the slots of a Map's table "1020").
 func collapseEdge(name string) string {
 	if len(name) >= 2 && name[0] == '[' && name[len(name)-1] == ']' {
+		return "[*]"
+	}
+	if name != "" && strings.Trim(name, "0123456789") == "" {
 		return "[*]"
 	}
 	return name
