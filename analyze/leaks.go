@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 
@@ -46,7 +45,9 @@ type LeakReport struct {
 	Mode    IdentityMode `json:"identity"`
 	// New counts the objects of the target that the baseline does not
 	// have; Leaked those of them still alive in the final snapshot, and
-	// LeakedBytes their shallow sizes.
+	// LeakedBytes their shallow sizes. Without identities (IdentityNone),
+	// New is the growth of the growing paths from baseline to target and
+	// Leaked counts every object those paths hold in final.
 	New         int    `json:"new"`
 	Leaked      int    `json:"leaked"`
 	LeakedBytes uint64 `json:"leaked_bytes"`
@@ -226,36 +227,49 @@ func growthGroups(baseline, target, final *heap.Graph, paths *Retainers, tree *D
 	}
 	gb := counts(baseline, ShortestPaths(baseline, PathOptions{}), Dominators(baseline, DomOptions{}))
 	gt := counts(target, ShortestPaths(target, PathOptions{}), Dominators(target, DomOptions{}))
-	type found struct {
-		grp    PathGroup
-		growth int
-	}
-	var fs []found
+	// In final, the objects whose path grew and stayed are the leaked
+	// ones; as with identities, group only those no other leaked object
+	// dominates.
+	cfin := map[string]int{}
+	var leaked []heap.ObjectID
 	byType := objectsOfTypes(final, types)
 	for _, name := range types {
-		grps, _ := MergePaths(paths, tree, byType[name])
-		for _, grp := range grps {
-			k := signatureKey(grp)
-			if gt[k] > gb[k] && grp.Count >= gt[k] {
-				fs = append(fs, found{grp, grp.Count - gb[k]})
-				rep.New += gt[k] - gb[k]
-				rep.Leaked += grp.Count - gb[k]
-				rep.LeakedBytes += uint64(grp.Count-gb[k]) * avgSize(final, grp)
+		for _, id := range byType[name] {
+			if !paths.Reached(id) {
+				continue
+			}
+			sig, kind, root := paths.signature(id)
+			k := signatureKey(PathGroup{RootKind: kind, RootName: root, Signature: sig})
+			cfin[k]++
+			if gt[k] > gb[k] {
+				leaked = append(leaked, id)
 			}
 		}
 	}
-	slices.SortStableFunc(fs, func(a, b found) int {
-		if c := cmp.Compare(b.grp.Retained, a.grp.Retained); c != 0 {
-			return c
+	var kept []heap.ObjectID
+	for _, id := range leaked {
+		sig, kind, root := paths.signature(id)
+		k := signatureKey(PathGroup{RootKind: kind, RootName: root, Signature: sig})
+		if cfin[k] >= gt[k] {
+			kept = append(kept, id)
+			rep.Leaked++
+			rep.LeakedBytes += final.Size(id)
 		}
-		return cmp.Compare(b.growth, a.growth)
-	})
-	out := make([]PathGroup, len(fs))
-	growth := map[int]int{}
-	for i, f := range fs {
-		out[i], growth[i] = f.grp, f.growth
 	}
-	return out, growth
+	for k, n := range gt {
+		if n > gb[k] && cfin[k] >= n {
+			rep.New += n - gb[k]
+		}
+	}
+	top, _ := TopMost(tree, kept)
+	rep.Held = len(kept) - len(top)
+	groups, _ := MergePaths(paths, tree, top)
+	growth := map[int]int{}
+	for i, grp := range groups {
+		k := signatureKey(grp)
+		growth[i] = cfin[k] - gb[k]
+	}
+	return groups, growth
 }
 
 func typeCounts(g *heap.Graph) map[string]int {

@@ -88,6 +88,7 @@ var BuiltinNoise = []NoiseRule{
 	{Name: "java-lambda-forms", Runtime: "java", ThroughType: []string{"java.lang.invoke.LambdaForm"}, Reason: "method handles are spun once per shape"},
 	{Name: "java-method-type-intern", Runtime: "java", ThroughType: []string{"java.lang.invoke.MethodType$ConcurrentWeakInternSet"}, Reason: "MethodType interning table"},
 	{Name: "java-class-loading", Runtime: "java", Type: "java.lang.Class", Reason: "classes load once, on first use"},
+	{Name: "java-resolved-constants", Runtime: "java", Through: []string{"<resolved_references>"}, Reason: "constant-pool strings and objects resolved once, on first use"},
 	{Name: "java-parallel-lock-map", Runtime: "java", Through: []string{"parallelLockMap"}, Reason: "class loaders keep one lock per class name loaded"},
 	{Name: "java-resource-bundles", Runtime: "java", ThroughType: []string{"java.util.ResourceBundle"}, Reason: "resource bundles are cached per locale"},
 	{Name: "v8-compiled-code", Runtime: "v8", Type: "(compiled code)", Reason: "code compiled and cached once per function"},

@@ -61,8 +61,8 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 	}
 	var line string
 	if rep.Mode == analyze.IdentityNone {
-		line = fmt.Sprintf("objects cannot be matched across these snapshots (identity: %s): findings are groups of objects that grew from baseline to target and stayed; %s objects grew",
-			rep.Mode, Count(rep.Leaked))
+		line = fmt.Sprintf("objects cannot be matched across these snapshots (identity: %s): findings are the paths that held more objects in target than in baseline, and no fewer in final; they hold %s objects (%s)",
+			rep.Mode, Count(rep.Leaked), Bytes(rep.LeakedBytes))
 	} else {
 		line = fmt.Sprintf("identity: %s; %s objects new in target, %s of them still alive in final (%s)",
 			rep.Mode, Count(rep.New), Count(rep.Leaked), Bytes(rep.LeakedBytes))
