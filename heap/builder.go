@@ -111,6 +111,17 @@ func (b *Builder) Grow(n, m int) {
 	}
 }
 
+// GrowValues preallocates room for n more value labels and n more
+// digests.
+func (b *Builder) GrowValues(n int) {
+	if n > 0 {
+		b.valObj = growTo(b.valObj, n)
+		b.valStr = growTo(b.valStr, n)
+		b.digObj = growTo(b.digObj, n)
+		b.digVal = growTo(b.digVal, n)
+	}
+}
+
 func growTo[T any](s []T, more int) []T {
 	if cap(s)-len(s) >= more {
 		return s

@@ -19,16 +19,17 @@ type cursor struct {
 	buf    []byte
 	base   int64 // offset of buf[0] in the input
 	i, n   int   // read position and end of valid bytes in buf
+	win    int   // the largest read the cursor serves: len(buf)
 	idSize int
 	err    error
 }
 
-func newCursor(r io.ReaderAt, size int64, idSize int) *cursor {
-	n := int64(windowSize)
+func newCursor(r io.ReaderAt, size int64, idSize int, window int) *cursor {
+	n := int64(window)
 	if size < n {
 		n = max(size, 16)
 	}
-	return &cursor{r: r, size: size, buf: make([]byte, n), idSize: idSize}
+	return &cursor{r: r, size: size, buf: make([]byte, n), win: int(n), idSize: idSize}
 }
 
 // off returns the offset of the next byte to read.
@@ -43,7 +44,7 @@ func (c *cursor) seek(o int64) {
 	c.base, c.i, c.n = o, 0, 0
 }
 
-// fill makes k bytes (k <= windowSize) readable at buf[i:], and reports
+// fill makes k bytes (k <= c.win) readable at buf[i:], and reports
 // whether it could; if not, it records io.ErrUnexpectedEOF.
 func (c *cursor) fill(k int) bool {
 	if c.n-c.i >= k {
@@ -52,7 +53,7 @@ func (c *cursor) fill(k int) bool {
 	if c.err != nil {
 		return false
 	}
-	if k > len(c.buf) {
+	if k > c.win {
 		c.err = errors.New("hprof: internal error: read larger than window")
 		return false
 	}
@@ -128,7 +129,7 @@ func (c *cursor) id() uint64 {
 	return c.u8()
 }
 
-// bytes returns a view of the next k bytes (k <= windowSize) and moves
+// bytes returns a view of the next k bytes (k <= c.win) and moves
 // past them. The view is valid until the next read.
 func (c *cursor) bytes(k int) []byte {
 	if !c.fill(k) {
@@ -139,11 +140,31 @@ func (c *cursor) bytes(k int) []byte {
 	return b
 }
 
-// chunk returns a view of the next min(k, windowSize) bytes, at least one
+// peek returns a view of the next k bytes (k <= c.win) without
+// moving past them, or nil if there are not k bytes. The view is valid
+// until the next read.
+func (c *cursor) peek(k int) []byte {
+	if !c.fill(k) {
+		return nil
+	}
+	return c.buf[c.i : c.i+k]
+}
+
+// window returns a view of the k bytes at offset o if the window holds
+// them, else nil. It reads nothing.
+func (c *cursor) window(o, k int64) []byte {
+	if o < c.base || o+k > c.base+int64(c.n) {
+		return nil
+	}
+	s := o - c.base
+	return c.buf[s : s+k : s+k]
+}
+
+// chunk returns a view of the next min(k, c.win) bytes, at least one
 // when k > 0, and moves past them.
 func (c *cursor) chunk(k int64) []byte {
-	if k > int64(len(c.buf)) {
-		k = int64(len(c.buf))
+	if k > int64(c.win) {
+		k = int64(c.win)
 	}
 	return c.bytes(int(k))
 }

@@ -21,10 +21,16 @@ func (rd *reader) subRecords(s *segment, pass int) int64 {
 	stop := s.end
 	if pass == 2 {
 		stop = s.stop
+		rd.stop = stop
 	}
 	c.seek(s.start)
 	for {
 		off := c.off()
+		if pass == 1 && rd.addrs.n%checkpointEvery == 0 && rd.addrs.n/checkpointEvery == len(rd.ckOff) {
+			// The next object, if this sub-record is one, starts a block.
+			rd.ckOff = append(rd.ckOff, off)
+			rd.ckSeg = append(rd.ckSeg, uint32(len(rd.segs)))
+		}
 		if off >= stop || c.err != nil {
 			if c.err != nil && pass == 1 {
 				// The window could not be filled although the segment
@@ -56,10 +62,13 @@ func (rd *reader) subRecords(s *segment, pass int) int64 {
 			if left() < 2*I+8 {
 				return rd.damage(s, off, "INSTANCE_DUMP", pass, errOverrun)
 			}
-			addr := c.id()
-			c.u4()
-			cls := c.id()
-			n := int64(c.u4())
+			h := c.bytes(int(2*I + 8))
+			if h == nil {
+				continue // the loop reports c.err
+			}
+			addr := getID(h, int(I))
+			cls := getID(h[I+4:], int(I))
+			n := int64(getID(h[2*I+4:], 4))
 			if n > left() {
 				return rd.damage(s, off, "INSTANCE_DUMP", pass, fmt.Errorf("field data %w", errOverrun))
 			}
@@ -68,10 +77,13 @@ func (rd *reader) subRecords(s *segment, pass int) int64 {
 			if left() < 2*I+8 {
 				return rd.damage(s, off, "OBJ_ARRAY_DUMP", pass, errOverrun)
 			}
-			addr := c.id()
-			c.u4()
-			n := int64(c.u4())
-			cls := c.id()
+			h := c.bytes(int(2*I + 8))
+			if h == nil {
+				continue
+			}
+			addr := getID(h, int(I))
+			n := int64(getID(h[I+4:], 4))
+			cls := getID(h[I+8:], int(I))
 			if n*I > left() {
 				return rd.damage(s, off, "OBJ_ARRAY_DUMP", pass, fmt.Errorf("%d elements %w", n, errOverrun))
 			}
@@ -80,10 +92,13 @@ func (rd *reader) subRecords(s *segment, pass int) int64 {
 			if left() < I+9 {
 				return rd.damage(s, off, "PRIM_ARRAY_DUMP", pass, errOverrun)
 			}
-			addr := c.id()
-			c.u4()
-			n := int64(c.u4())
-			et := c.u1()
+			h := c.bytes(int(I + 9))
+			if h == nil {
+				continue
+			}
+			addr := getID(h, int(I))
+			n := int64(getID(h[I+4:], 4))
+			et := h[I+8]
 			es := int64(primSizes[et&15])
 			if et > 15 || es == 0 {
 				return rd.damage(s, off, "PRIM_ARRAY_DUMP", pass, fmt.Errorf("invalid element type %d", et))
@@ -95,7 +110,7 @@ func (rd *reader) subRecords(s *segment, pass int) int64 {
 			if data > left() {
 				return rd.damage(s, off, "PRIM_ARRAY_DUMP", pass, fmt.Errorf("%d elements %w", n, errOverrun))
 			}
-			rd.primArray(addr, et, n, int(es), pass)
+			rd.primArray(addr, et, n, int(es), pass, tag == subPrimArrayNoData)
 			c.skip(data)
 		case subHeapDumpInfo:
 			if left() < I+4 {
@@ -122,18 +137,34 @@ func (rd *reader) damage(s *segment, off int64, record string, pass int, err err
 // cut reports whether the input ends inside the segment.
 func (s *segment) cut() bool { return s.end < s.declared }
 
-// countCache remembers the last class countRefs was asked about.
+// classCache is the number of entries of the reader's per-class caches,
+// indexed by classSlot: a map lookup per instance would cost more.
+const classCache = 256
+
+// classSlot returns the cache slot of class id: ids are addresses,
+// aligned to 8 bytes at least.
+func classSlot(id uint64) int { return int((id>>3)^(id>>11)) & (classCache - 1) }
+
+// planEntry caches the plan of a class for pass 2.
+type planEntry struct {
+	cls  uint64
+	plan *plan
+	ok   bool
+}
+
+// countCache remembers what countRefs said about a class.
 type countCache struct {
 	cls    uint64
 	offs   []int32
 	nbytes int
 	ok     bool
+	str    bool // the class is java.lang.String, as far as pass 1 knows
 }
 
 // addObj records an object's address in pass 1, with the evidence for
 // alignment and reference size.
 func (rd *reader) addObj(addr uint64) {
-	if len(rd.addrs) == 0 {
+	if rd.addrs.n == 0 {
 		rd.firstAddr = addr
 	} else if rd.gcd == 0 || rd.gcd > 8 {
 		d := addr - rd.firstAddr
@@ -150,7 +181,7 @@ func (rd *reader) addObj(addr uint64) {
 		}
 	}
 	rd.prevEnd8 = 0
-	rd.addrs = append(rd.addrs, addr)
+	rd.addrs.add(addr)
 }
 
 func gcd(a, b uint64) uint64 {
@@ -194,12 +225,16 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 	I := rd.idSize
 	if pass == 1 {
 		rd.addObj(addr)
-		if cls != rd.lastCount.cls || rd.lastCount.offs == nil {
+		e := &rd.counts[classSlot(cls)]
+		if cls != e.cls || e.offs == nil {
 			offs, nb, ok := rd.countRefs(cls)
-			rd.lastCount = countCache{cls, offs, nb, ok}
+			*e = countCache{cls, offs, nb, ok, rd.className(cls) == "java/lang/String"}
 		}
-		offs, nb, ok := rd.lastCount.offs, rd.lastCount.nbytes, rd.lastCount.ok
-		if !ok || int64(nb) != n || n > int64(len(c.buf)) {
+		if e.str {
+			rd.nstrings++
+		}
+		offs, nb, ok := e.offs, e.nbytes, e.ok
+		if !ok || int64(nb) != n || n > int64(c.win) {
 			rd.nedges += int(n) / I
 			c.skip(n)
 			return
@@ -215,11 +250,11 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 		}
 		return
 	}
-	p := rd.lastPlan
-	if cls != rd.lastPlanCls || p == nil {
-		p = rd.instancePlan(cls)
-		rd.lastPlanCls, rd.lastPlan = cls, p
+	e := &rd.plans[classSlot(cls)]
+	if e.cls != cls || !e.ok {
+		*e = planEntry{cls, rd.instancePlan(cls), true}
 	}
+	p := e.plan
 	if p == nil {
 		rd.b.Object(addr, rd.classType(cls), alignUp(uint64(rd.model.header)+uint64(n), uint64(rd.model.align)))
 		if rd.noClass == 0 {
@@ -230,7 +265,7 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 		return
 	}
 	id := rd.b.Object(addr, p.typ, p.size)
-	if (p.complete && int(n) != p.nbytes) || int(n) < p.nbytes || n > int64(len(c.buf)) {
+	if (p.complete && int(n) != p.nbytes) || int(n) < p.nbytes || n > int64(c.win) {
 		if rd.badFields == 0 {
 			rd.badFieldsOff = off
 		}
@@ -296,7 +331,7 @@ func (rd *reader) objArray(addr, cls uint64, n int64, pass int) {
 
 // primArray handles the header of a PRIM_ARRAY_DUMP; the caller skips
 // the element data.
-func (rd *reader) primArray(addr uint64, et byte, n int64, es int, pass int) {
+func (rd *reader) primArray(addr uint64, et byte, n int64, es int, pass int, noData bool) {
 	if pass == 1 {
 		rd.addObj(addr)
 		return
@@ -308,8 +343,8 @@ func (rd *reader) primArray(addr uint64, et byte, n int64, es int, pass int) {
 	}
 	t--
 	id := rd.b.Object(addr, t, rd.model.arraySize(uint64(n), es))
-	if et == typeByte || et == typeChar {
-		rd.arrays = append(rd.arrays, newArrayLoc(id, rd.c.off(), uint32(n), et == typeChar))
+	if (et == typeByte || et == typeChar) && !noData {
+		rd.remember(arrayLoc{off: rd.c.off(), id: id, n: uint32(n), char: et == typeChar})
 	}
 }
 
@@ -419,6 +454,17 @@ func (rd *reader) classDump(s *segment, off, stop int64, pass int) error {
 		return c.err
 	}
 	if pass == 1 {
+		// Room for the edges pass 2 emits, so the builder never grows.
+		for _, f := range ci.statics {
+			if isRef(f.typ) && f.val != 0 {
+				rd.nedges++
+			}
+		}
+		for _, to := range [...]uint64{ci.super, ci.loader, ci.signers, ci.domain} {
+			if to != 0 {
+				rd.nedges++
+			}
+		}
 		if _, dup := rd.classes[ci.id]; dup {
 			rd.b.Warn(off, "CLASS_DUMP: class %#x dumped twice; the first dump describes its instances", ci.id)
 		} else {

@@ -5,91 +5,98 @@ import (
 	"sort"
 )
 
-// addrIndex maps object ids (heap addresses) to the dense ObjectIDs the
-// reader assigned in file order. It keeps the addresses sorted, with the
-// ObjectID of each, and a directory of buckets over the address range so
-// that a lookup is a short search in one bucket. Unlike a hash table it
-// keeps the locality of the dump: objects mostly refer to objects near
-// them, and HotSpot writes objects in address order, so consecutive
-// lookups touch neighbouring memory. Cost: 16 bytes per object (8 key,
-// 4 ObjectID, 4 directory), and 12 more while sorting.
-type addrIndex struct {
-	keys  []uint64 // sorted addresses
-	ids   []uint32 // ids[i] is the object at keys[i]; nil means ids[i] == i
-	dir   []uint32 // dir[b]: first i with (keys[i]-min)>>shift >= b
-	min   uint64
-	max   uint64
-	shift uint
-	dups  int // addresses that occur more than once
+// addrChunk is how many addresses one chunk of an addrList holds.
+const addrChunk = 1 << 20
+
+// addrList is the list of object addresses pass 1 collects, in chunks,
+// so that growing it never copies what it holds.
+type addrList struct {
+	chunks [][]uint64
+	n      int
 }
 
-// newAddrIndex indexes addrs, where addrs[i] is the address of object i.
-// It takes ownership of addrs. When an address occurs
-// twice, the first object wins.
-func newAddrIndex(addrs []uint64) *addrIndex {
-	x := &addrIndex{keys: addrs}
-	n := len(addrs)
+func (l *addrList) add(a uint64) {
+	if l.n&(addrChunk-1) == 0 {
+		l.chunks = append(l.chunks, make([]uint64, 0, addrChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, a)
+	l.n++
+}
+
+func (l *addrList) at(i int) uint64 { return l.chunks[i/addrChunk][i%addrChunk] }
+
+// addrIndex maps object ids (heap addresses) to the dense ObjectIDs the
+// reader assigned in file order. HotSpot writes the class mirrors first
+// and then the heap in address order, so the addresses are one long
+// ascending run and a few others. The index keeps the longest ascending
+// run as it is, where an address's position gives its ObjectID, and the
+// other addresses sorted with the ObjectID of each. Keys are stored as
+// (address-min)>>shift, where shift is the alignment every address
+// shares, in 4 bytes when that fits (always for heaps below 32 GB), and a
+// directory of buckets over the key range makes a lookup a short search
+// in one bucket. Unlike a hash table it keeps the locality of the dump:
+// objects mostly refer to objects near them, so consecutive lookups touch
+// neighbouring memory. Cost for a HotSpot dump: about 5 bytes per object.
+type addrIndex struct {
+	min, max uint64
+	shift    uint // low bits every address-min has clear
+	runStart uint32
+	run      table // the longest ascending run; ObjectID = runStart + position
+	rest     table // the other addresses, with ids
+	cross    bool  // an address is in both tables
+	dups     int   // addresses that occur more than once
+}
+
+// table is a sorted list of keys with a bucket directory; keys are in k32
+// when every key fits in 32 bits, else in k64.
+type table struct {
+	k32   []uint32
+	k64   []uint64
+	ids   []uint32 // ids[i] is the object of key i; nil in the run table
+	dir   []uint32 // dir[b]: first i with key(i)>>dshift >= b
+	dshif uint
+	n     int
+}
+
+// newAddrIndex indexes addrs, where addrs.at(i) is the address of object
+// i. When an address occurs twice, the first object wins. It releases
+// addrs' chunks as it goes.
+func newAddrIndex(addrs *addrList) *addrIndex {
+	x := &addrIndex{}
+	n := addrs.n
 	if n == 0 {
 		return x
 	}
-	sorted := true
-	x.min, x.max = addrs[0], addrs[0]
+	x.min, x.max = addrs.at(0), addrs.at(0)
+	for _, ch := range addrs.chunks {
+		for _, a := range ch {
+			x.min = min(x.min, a)
+			x.max = max(x.max, a)
+		}
+	}
 	var or uint64
-	for i, a := range addrs {
-		if a < x.min {
-			x.min = a
-		}
-		if a > x.max {
-			x.max = a
-		}
-		if i > 0 && a < addrs[i-1] {
-			sorted = false
+	for _, ch := range addrs.chunks {
+		for _, a := range ch {
+			or |= a - x.min
 		}
 	}
-	for _, a := range addrs {
-		or |= a - x.min
+	if or != 0 {
+		x.shift = uint(min(bits.TrailingZeros64(or), 8))
 	}
-	if !sorted {
-		x.keys, x.ids = sortAddrs(addrs, x.min, or)
-	}
-	for i := 1; i < n; i++ {
-		if x.keys[i] == x.keys[i-1] {
-			x.dups++
-		}
-	}
-	// About one bucket per object.
-	span := x.max - x.min
-	for span>>x.shift >= uint64(n) {
-		x.shift++
-	}
-	nb := int(span>>x.shift) + 1
-	x.dir = make([]uint32, nb+1)
-	b := 0
-	for i, a := range x.keys {
-		k := int((a - x.min) >> x.shift)
-		for b <= k {
-			x.dir[b] = uint32(i)
-			b++
-		}
-	}
-	for b <= nb {
-		x.dir[b] = uint32(n)
-		b++
-	}
-	return x
-}
+	wide := (x.max-x.min)>>x.shift > 1<<32-1
 
-// sortAddrs returns addrs sorted, with the index of each in addrs. Dumps
-// are nearly sorted: HotSpot writes the class mirrors first, then the
-// heap in address order. So sortAddrs takes the longest ascending run as
-// it is, sorts the rest, and merges the two; equal addresses keep their
-// file order.
-func sortAddrs(addrs []uint64, min, or uint64) ([]uint64, []uint32) {
-	n := len(addrs)
-	rs, re := 0, 0 // longest ascending run
+	// The longest ascending run.
+	rs, re := 0, 0
 	for i := 0; i < n; {
 		j := i + 1
-		for j < n && addrs[j] >= addrs[j-1] {
+		prev := addrs.at(i)
+		for j < n {
+			a := addrs.at(j)
+			if a < prev {
+				break
+			}
+			prev = a
 			j++
 		}
 		if j-i > re-rs {
@@ -97,37 +104,137 @@ func sortAddrs(addrs []uint64, min, or uint64) ([]uint64, []uint32) {
 		}
 		i = j
 	}
-	restK := make([]uint64, 0, n-(re-rs))
-	restI := make([]uint32, 0, n-(re-rs))
+	x.runStart = uint32(rs)
+	nrest := n - (re - rs)
+	restK := make([]uint64, 0, nrest)
+	restI := make([]uint32, 0, nrest)
+	run := newTable(re-rs, wide)
 	for i := 0; i < n; i++ {
-		if i == rs {
-			i = re
-			if i == n {
-				break
-			}
+		a := addrs.at(i)
+		if i >= rs && i < re {
+			run.set(i-rs, (a-x.min)>>x.shift)
+		} else {
+			restK = append(restK, a)
+			restI = append(restI, uint32(i))
 		}
-		restK = append(restK, addrs[i])
-		restI = append(restI, uint32(i))
+		if i%addrChunk == addrChunk-1 {
+			addrs.chunks[i/addrChunk] = nil
+		}
 	}
+	addrs.chunks = nil
 	if len(restK) > 1<<12 {
-		radixSort(restK, restI, min, or)
+		radixSort(restK, restI, x.min, or)
 	} else {
 		sort.Stable(pairs{restK, restI})
 	}
-	keys := make([]uint64, n)
-	ids := make([]uint32, n)
-	run := addrs[rs:re]
-	i, j := 0, 0
-	for k := range keys {
-		if j >= len(restK) || (i < len(run) && (run[i] < restK[j] || run[i] == restK[j] && uint32(rs+i) < restI[j])) {
-			keys[k], ids[k] = run[i], uint32(rs+i)
-			i++
-		} else {
-			keys[k], ids[k] = restK[j], restI[j]
-			j++
+	rest := newTable(len(restK), wide)
+	for i, a := range restK {
+		rest.set(i, (a-x.min)>>x.shift)
+	}
+	rest.ids = restI
+	restK = nil
+	run.directory(x)
+	rest.directory(x)
+	x.run, x.rest = run, rest
+
+	for i := 1; i < run.n; i++ {
+		if run.key(i) == run.key(i-1) {
+			x.dups++
 		}
 	}
-	return keys, ids
+	for i := 1; i < rest.n; i++ {
+		if rest.key(i) == rest.key(i-1) {
+			x.dups++
+		}
+	}
+	for i := 0; i < rest.n; i++ {
+		if i > 0 && rest.key(i) == rest.key(i-1) {
+			continue
+		}
+		if _, ok := run.find(rest.key(i)); ok {
+			x.dups++
+			x.cross = true
+		}
+	}
+	return x
+}
+
+func newTable(n int, wide bool) table {
+	t := table{n: n}
+	if wide {
+		t.k64 = make([]uint64, n)
+	} else {
+		t.k32 = make([]uint32, n)
+	}
+	return t
+}
+
+func (t *table) set(i int, k uint64) {
+	if t.k64 != nil {
+		t.k64[i] = k
+	} else {
+		t.k32[i] = uint32(k)
+	}
+}
+
+func (t *table) key(i int) uint64 {
+	if t.k64 != nil {
+		return t.k64[i]
+	}
+	return uint64(t.k32[i])
+}
+
+// directory builds the bucket directory: about one bucket per 4 keys.
+func (t *table) directory(x *addrIndex) {
+	span := (x.max - x.min) >> x.shift
+	for span>>t.dshif >= uint64(max(t.n/4, 1)) {
+		t.dshif++
+	}
+	nb := int(span>>t.dshif) + 1
+	t.dir = make([]uint32, nb+1)
+	b := 0
+	for i := 0; i < t.n; i++ {
+		k := int(t.key(i) >> t.dshif)
+		for b <= k {
+			t.dir[b] = uint32(i)
+			b++
+		}
+	}
+	for b <= nb {
+		t.dir[b] = uint32(t.n)
+		b++
+	}
+}
+
+// find returns the position of the first key equal to k.
+func (t *table) find(k uint64) (int, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	b := k >> t.dshif
+	lo, hi := int(t.dir[b]), int(t.dir[b+1])
+	if t.k64 == nil {
+		k32 := uint32(k)
+		keys := t.k32
+		for lo < hi { // first key >= k
+			m := int(uint(lo+hi) >> 1)
+			if keys[m] < k32 {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		return lo, lo < t.n && keys[lo] == k32
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.k64[m] < k {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < t.n && t.k64[lo] == k
 }
 
 // pairs sorts keys, carrying ids along.
@@ -183,24 +290,25 @@ func radixSort(keys []uint64, ids []uint32, min, or uint64) {
 
 // lookup returns the ObjectID of the object at address a.
 func (x *addrIndex) lookup(a uint64) (uint32, bool) {
-	if len(x.keys) == 0 || a < x.min || a > x.max {
+	if a < x.min || a > x.max {
 		return 0, false
 	}
-	b := (a - x.min) >> x.shift
-	lo, hi := x.dir[b], x.dir[b+1]
-	for lo < hi { // first key >= a
-		m := lo + (hi-lo)/2
-		if x.keys[m] < a {
-			lo = m + 1
-		} else {
-			hi = m
+	d := a - x.min
+	if d&(1<<x.shift-1) != 0 {
+		return 0, false
+	}
+	k := d >> x.shift
+	if i, ok := x.run.find(k); ok {
+		id := x.runStart + uint32(i)
+		if x.cross {
+			if j, ok := x.rest.find(k); ok && x.rest.ids[j] < id {
+				return x.rest.ids[j], true
+			}
 		}
+		return id, true
 	}
-	if int(lo) >= len(x.keys) || x.keys[lo] != a {
-		return 0, false
+	if j, ok := x.rest.find(k); ok {
+		return x.rest.ids[j], true
 	}
-	if x.ids == nil {
-		return lo, true
-	}
-	return x.ids[lo], true
+	return 0, false
 }

@@ -45,7 +45,11 @@ func TestAddrIndex(t *testing.T) {
 					want[a] = uint32(i)
 				}
 			}
-			x := newAddrIndex(append([]uint64(nil), addrs...))
+			var l addrList
+			for _, a := range addrs {
+				l.add(a)
+			}
+			x := newAddrIndex(&l)
 			for a, id := range want {
 				if got, ok := x.lookup(a); !ok || got != id {
 					t.Fatalf("lookup(%#x) = %d, %v; want %d", a, got, ok, id)

@@ -1,7 +1,6 @@
 package hprof
 
 import (
-	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -13,33 +12,39 @@ import (
 // label keeps.
 const labelChars = 64
 
-// pendingString is a java.lang.String seen in pass 2 whose characters are
-// read after pass 2, because its value array may come later in the dump.
-type pendingString struct {
-	obj, arr     heap.ObjectID
+// labelBytes bounds the bytes of a label: labelChars characters of at
+// most 4 bytes of UTF-8 each.
+const labelBytes = 4 * labelChars
+
+// labelArena is the size of the blocks that hold the labels' bytes.
+const labelArena = 1 << 20
+
+// ringSize is how many of the last byte[] and char[] arrays of pass 2
+// the reader remembers, for strings whose value array came just before
+// them.
+const ringSize = 16
+
+// arrayLoc is where a byte[] or char[] array's elements are in the input.
+type arrayLoc struct {
+	off  int64 // element data offset
+	id   heap.ObjectID
+	n    uint32
+	char bool
+}
+
+// stringRef is what a java.lang.String's fields say about its characters.
+type stringRef struct {
 	coder        int8  // 0 Latin-1, 1 UTF-16, -1 the class has no coder field
 	start, count int32 // char range of old (JDK 6) strings, -1 when absent
 }
 
-// arrayLoc is where a byte[] or char[] array's elements are in the input.
-type arrayLoc struct {
-	off uint64 // element data offset; the top bit is set for char[]
-	id  heap.ObjectID
-	n   uint32
-}
-
-func newArrayLoc(id heap.ObjectID, off int64, n uint32, char bool) arrayLoc {
-	o := uint64(off)
-	if char {
-		o |= 1 << 63
-	}
-	return arrayLoc{o, id, n}
-}
-
-func (a arrayLoc) offset() int64 { return int64(a.off &^ (1 << 63)) }
-func (a arrayLoc) char() bool    { return a.off>>63 != 0 }
-
-// stringInstance records a java.lang.String whose field data is data.
+// stringInstance gives java.lang.String id, whose field data is data, a
+// value label and a digest, in pass 2, when its value array is a byte[]
+// or char[] in the dump. HotSpot writes a string's value array mostly
+// right after the string (a copying collector moves them together), else
+// shortly before it: the cursor's window has the array then, and the
+// label is emitted at once, in object order. Else the array is found from
+// the pass-1 checkpoints (see [reader.locate]) and read on its own.
 func (rd *reader) stringInstance(id heap.ObjectID, data []byte, s *stringSlots) {
 	v := getID(data[s.value:], rd.idSize)
 	if v == 0 {
@@ -49,7 +54,7 @@ func (rd *reader) stringInstance(id heap.ObjectID, data []byte, s *stringSlots) 
 	if !ok {
 		return
 	}
-	p := pendingString{obj: id, arr: heap.ObjectID(arr), coder: -1, start: -1, count: -1}
+	p := stringRef{coder: -1, start: -1, count: -1}
 	if s.coder >= 0 {
 		p.coder = int8(data[s.coder])
 	}
@@ -57,64 +62,83 @@ func (rd *reader) stringInstance(id heap.ObjectID, data []byte, s *stringSlots) 
 		p.start = int32(getID(data[s.offset:], 4))
 		p.count = int32(getID(data[s.count:], 4))
 	}
-	rd.pending = append(rd.pending, p)
-}
-
-// strings gives every java.lang.String whose value array is in the dump a
-// value label (its first labelChars characters) and a digest of its whole
-// content: FNV-1a (64 bit) over the coder byte followed by the array's
-// bytes as they are in the dump (Latin-1 bytes, UTF-16 in the JVM's byte
-// order for byte[] values, big-endian UTF-16 for char[] values). It reads
-// the arrays in file order.
-func (rd *reader) strings() {
-	if len(rd.pending) == 0 {
-		return
-	}
-	slices.SortFunc(rd.pending, func(a, b pendingString) int {
-		if a.arr != b.arr {
-			return int(a.arr) - int(b.arr)
-		}
-		return int(a.obj) - int(b.obj)
-	})
-	c := rd.c
-	c.err = nil
-	j := 0
-	var last pendingString
-	var lastLabel string
-	var lastDigest uint64
-	have := false
-	for _, p := range rd.pending {
-		for j < len(rd.arrays) && rd.arrays[j].id < p.arr {
-			j++
-		}
-		if j == len(rd.arrays) {
-			break
-		}
-		a := rd.arrays[j]
-		if a.id != p.arr {
-			continue // the value is not a byte[] or char[]
-		}
-		if !have || last.arr != p.arr || last.coder != p.coder || last.start != p.start || last.count != p.count {
-			lastLabel, lastDigest = rd.stringContent(a, p)
-			last, have = p, true
-		}
-		if c.err != nil {
+	// data is dead from here on: the cursor may move its window.
+	a := heap.ObjectID(arr)
+	if a == id+1 {
+		if loc, b, ok := rd.peekArray(v); ok {
+			rd.stringFrom(id, loc, p, b)
 			return
 		}
-		rd.b.SetValue(p.obj, lastLabel)
-		rd.b.SetDigest(p.obj, lastDigest)
+	} else if a < id {
+		for i := range rd.ring {
+			if loc := rd.ring[i]; loc.off != 0 && loc.id == a {
+				if b := rd.c.window(loc.off, int64(loc.n)*loc.elem()); b != nil {
+					rd.stringFrom(id, loc, p, b)
+					return
+				}
+				break
+			}
+		}
 	}
-	rd.pending, rd.arrays = nil, nil
+	loc, ok := rd.locate(uint32(a))
+	if !ok {
+		return
+	}
+	rd.stringFrom(id, loc, p, nil)
 }
 
-// stringContent returns the label and digest of string p whose value
-// array is a.
-func (rd *reader) stringContent(a arrayLoc, p pendingString) (string, uint64) {
+func (a arrayLoc) elem() int64 {
+	if a.char {
+		return 2
+	}
+	return 1
+}
+
+// remember notes a byte[] or char[] of pass 2 in the ring.
+func (rd *reader) remember(loc arrayLoc) {
+	rd.ring[rd.ringNext] = loc
+	rd.ringNext = (rd.ringNext + 1) % ringSize
+}
+
+// peekArray returns the element data of the sub-record that follows in
+// the current segment when it is the PRIM_ARRAY_DUMP of a byte[] or
+// char[] at address addr that fits the cursor's window.
+func (rd *reader) peekArray(addr uint64) (arrayLoc, []byte, bool) {
 	c := rd.c
+	I := rd.idSize
+	hdr := int64(1 + I + 9)
+	if rd.stop-c.off() < hdr {
+		return arrayLoc{}, nil, false
+	}
+	h := c.peek(int(hdr))
+	if h == nil || h[0] != subPrimArrayDump || getID(h[1:], I) != addr {
+		return arrayLoc{}, nil, false
+	}
+	n := uint32(getID(h[1+I+4:], 4))
+	et := h[1+I+8]
+	if et != typeByte && et != typeChar {
+		return arrayLoc{}, nil, false
+	}
+	loc := arrayLoc{off: c.off() + hdr, n: n, char: et == typeChar}
+	total := int64(n) * loc.elem()
+	if total > int64(c.win)-hdr || rd.stop-loc.off < total {
+		return arrayLoc{}, nil, false
+	}
+	b := c.peek(int(hdr + total))
+	if b == nil {
+		return arrayLoc{}, nil, false
+	}
+	return loc, b[hdr:], true
+}
+
+// stringFrom computes the label and digest of string obj whose value
+// array is at loc, from b (the array's element data) or, when b is nil,
+// from the input, and emits them.
+func (rd *reader) stringFrom(obj heap.ObjectID, loc arrayLoc, p stringRef, b []byte) {
 	coder := p.coder
 	es := int64(1)
-	first, n := int64(0), int64(a.n)
-	if a.char() {
+	first, n := int64(0), int64(loc.n)
+	if loc.char {
 		coder, es = 1, 2
 		if p.start >= 0 && p.count >= 0 && int64(p.start) <= n {
 			first = int64(p.start)
@@ -124,65 +148,88 @@ func (rd *reader) stringContent(a arrayLoc, p pendingString) (string, uint64) {
 		coder = 0
 	}
 	total := n * es
-	c.seek(a.offset() + first*es)
-	head := c.bytes(int(min(total, 2*labelChars+2)))
-	label := decodeChars(head, coder == 1, a.char())
 	// Digest: FNV-1a 64.
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
 	h = (h ^ uint64(uint8(coder))) * prime
-	c.seek(a.offset() + first*es)
-	for left := total; left > 0; {
-		b := c.chunk(left)
-		if b == nil {
-			break
-		}
-		left -= int64(len(b))
+	var head []byte
+	if b != nil {
+		b = b[first*es : first*es+total]
+		head = b[:min(total, 2*labelChars+2)]
 		for _, x := range b {
 			h = (h ^ uint64(x)) * prime
 		}
-	}
-	return label, h
-}
-
-// decodeChars decodes up to labelChars characters from b: Latin-1 when
-// !wide, else UTF-16 (big-endian if be, else little-endian, the byte
-// order of x86 and ARM JVMs for compact strings' byte[] values).
-func decodeChars(b []byte, wide, be bool) string {
-	var sb strings.Builder
-	if !wide {
-		b = b[:min(len(b), labelChars)]
-		ascii := true
-		for _, x := range b {
-			if x >= 0x80 {
-				ascii = false
-				break
+	} else {
+		c := rd.c2
+		c.err = nil
+		c.seek(loc.off + first*es)
+		for left := total; left > 0; {
+			b := c.chunk(left)
+			if b == nil {
+				return
+			}
+			if head == nil {
+				head = b[:min(int64(len(b)), 2*labelChars+2)]
+				rd.scratch = appendChars(rd.scratch[:0], head, coder == 1, loc.char)
+			}
+			left -= int64(len(b))
+			for _, x := range b {
+				h = (h ^ uint64(x)) * prime
 			}
 		}
-		if ascii {
-			return string(b)
+		if head == nil {
+			rd.scratch = rd.scratch[:0]
 		}
-		for i := 0; i < len(b); i++ {
-			sb.WriteRune(rune(b[i]))
-		}
-		return sb.String()
+		rd.emitString(obj, rd.scratch, h)
+		return
 	}
-	u := make([]uint16, 0, len(b)/2)
-	for i := 0; i+1 < len(b); i += 2 {
-		if be {
-			u = append(u, uint16(b[i])<<8|uint16(b[i+1]))
-		} else {
-			u = append(u, uint16(b[i+1])<<8|uint16(b[i]))
+	rd.scratch = appendChars(rd.scratch[:0], head, coder == 1, loc.char)
+	rd.emitString(obj, rd.scratch, h)
+}
+
+// emitString gives obj its label and digest. Labels are cut from big
+// shared blocks, not allocated one by one.
+func (rd *reader) emitString(obj heap.ObjectID, label []byte, digest uint64) {
+	if rd.labels.Cap()-rd.labels.Len() < len(label) {
+		rd.labels = strings.Builder{}
+		rd.labels.Grow(labelArena)
+	}
+	start := rd.labels.Len()
+	rd.labels.Write(label)
+	rd.b.SetValue(obj, rd.labels.String()[start:])
+	rd.b.SetDigest(obj, digest)
+}
+
+// appendChars appends to dst up to labelChars characters decoded from b,
+// as UTF-8: Latin-1 when !wide, else UTF-16 (big-endian if be, else
+// little-endian, the byte order of x86 and ARM JVMs for compact strings'
+// byte[] values).
+func appendChars(dst, b []byte, wide, be bool) []byte {
+	if !wide {
+		b = b[:min(len(b), labelChars)]
+		for _, x := range b {
+			if x < utf8.RuneSelf {
+				dst = append(dst, x)
+			} else {
+				dst = utf8.AppendRune(dst, rune(x))
+			}
 		}
+		return dst
 	}
 	n := 0
-	for i := 0; i < len(u) && n < labelChars; i++ {
-		r := rune(u[i])
+	u := func(i int) rune {
+		if be {
+			return rune(uint16(b[i])<<8 | uint16(b[i+1]))
+		}
+		return rune(uint16(b[i+1])<<8 | uint16(b[i]))
+	}
+	for i := 0; i+1 < len(b) && n < labelChars; i += 2 {
+		r := u(i)
 		if utf16.IsSurrogate(r) {
-			if i+1 < len(u) {
-				if d := utf16.DecodeRune(r, rune(u[i+1])); d != utf8.RuneError {
+			if i+3 < len(b) {
+				if d := utf16.DecodeRune(r, u(i+2)); d != utf8.RuneError {
 					r = d
-					i++
+					i += 2
 				} else {
 					r = utf8.RuneError
 				}
@@ -190,8 +237,110 @@ func decodeChars(b []byte, wide, be bool) string {
 				r = utf8.RuneError
 			}
 		}
-		sb.WriteRune(r)
+		dst = utf8.AppendRune(dst, r)
 		n++
 	}
-	return sb.String()
+	return dst
+}
+
+// decodeChars decodes up to labelChars characters from b, as appendChars
+// does.
+func decodeChars(b []byte, wide, be bool) string {
+	return string(appendChars(nil, b, wide, be))
+}
+
+// checkpointEvery is how many objects apart pass 1 notes where an
+// object's sub-record is, for [reader.locate].
+const checkpointEvery = 128
+
+// locate finds the sub-record of object id from the nearest checkpoint
+// before it and returns where its elements are if it is a byte[] or
+// char[] with data; it parses at most checkpointEvery objects.
+func (rd *reader) locate(id uint32) (arrayLoc, bool) {
+	k := int(id / checkpointEvery)
+	if k >= len(rd.ckOff) {
+		return arrayLoc{}, false
+	}
+	c := rd.c2
+	c.err = nil
+	I := int64(rd.idSize)
+	seg := int(rd.ckSeg[k])
+	c.seek(rd.ckOff[k])
+	count := uint32(k * checkpointEvery)
+	for c.err == nil {
+		if seg >= len(rd.segs) {
+			return arrayLoc{}, false
+		}
+		if c.off() >= rd.segs[seg].stop {
+			seg++
+			if seg < len(rd.segs) {
+				c.seek(rd.segs[seg].start)
+			}
+			continue
+		}
+		tag := c.u1()
+		if info := &rootTable[tag]; info.record != "" {
+			c.skip(I*int64(1+info.ids) + int64(info.extra))
+			continue
+		}
+		switch tag {
+		case subInstanceDump:
+			c.skip(I + 4 + I)
+			c.skip(int64(c.u4()))
+		case subObjArrayDump:
+			c.skip(I + 4)
+			n := int64(c.u4())
+			c.skip(I + n*I)
+		case subPrimArrayDump, subPrimArrayNoData:
+			c.skip(I + 4)
+			n := c.u4()
+			et := c.u1()
+			if count == id {
+				ok := tag == subPrimArrayDump && (et == typeByte || et == typeChar) && c.err == nil
+				return arrayLoc{off: c.off(), id: heap.ObjectID(id), n: n, char: et == typeChar}, ok
+			}
+			if tag == subPrimArrayDump {
+				c.skip(int64(n) * int64(primSizes[et&15]))
+			}
+		case subClassDump:
+			if !skipClassDump(c) {
+				return arrayLoc{}, false
+			}
+		case subHeapDumpInfo:
+			c.skip(I + 4)
+			continue
+		default:
+			return arrayLoc{}, false
+		}
+		if count == id {
+			return arrayLoc{}, false
+		}
+		count++
+	}
+	return arrayLoc{}, false
+}
+
+// skipClassDump moves c past the body of a CLASS_DUMP.
+func skipClassDump(c *cursor) bool {
+	I := int64(c.idSize)
+	c.skip(7*I + 8)
+	for i, n := 0, int(c.u2()); i < n && c.err == nil; i++ {
+		c.u2()
+		vs := valueSize(c.u1(), c.idSize)
+		if vs == 0 {
+			return false
+		}
+		c.skip(int64(vs))
+	}
+	for i, n := 0, int(c.u2()); i < n && c.err == nil; i++ {
+		c.skip(I)
+		vs := valueSize(c.u1(), c.idSize)
+		if vs == 0 {
+			return false
+		}
+		c.skip(int64(vs))
+	}
+	n := int64(c.u2())
+	c.skip(n * (I + 1))
+	return c.err == nil
 }

@@ -65,6 +65,15 @@ public class LeakDemo {
         // Twice: the first round warms up everything the calls allocate
         // and keep, so that the second histogram and dump see one heap.
         for (int round = 0; round < 2; round++) {
+            if (round == 1) {
+                // Let the cleaner thread finish with what the first round
+                // left phantom-reachable (method handle call sites), or
+                // it may do so between the histogram and the dump.
+                for (int i = 0; i < 3; i++) {
+                    System.gc();
+                    Thread.sleep(50);
+                }
+            }
             String suffix = round == 0 ? ".warm.hprof" : "";
             histogram(server, dcmd, args[1] + suffix);
             new java.io.File(args[0] + suffix).delete();
