@@ -14,11 +14,14 @@ const (
 	// same for its whole life and is never reused (V8 node ids).
 	IdentityStable IdentityMode = "stable ids"
 	// IdentityAddress: objects are matched by address, and a new object
-	// at a reused address is told apart from the old one by its type and,
-	// for immutable objects, by its content (Python). A mutable container
-	// of the same type that takes the address of a freed one is taken for
-	// the old one: an undercount, never a false leak.
-	IdentityAddress IdentityMode = "address, type and content"
+	// at a reused address is told apart from the old one by its type, by
+	// its content when it is immutable, and by where it is held: the edge
+	// and the holder (matched the same way, up to a root) on its shortest
+	// path (Python). An object that reuses the address of a freed one of
+	// the same type, in the same slot of the same holder, is taken for the
+	// old one; an object whose shortest path changes is taken for a new
+	// one.
+	IdentityAddress IdentityMode = "address, type, content and holder"
 	// IdentityNone: addresses move (HPROF dumps after a compacting GC), so
 	// objects cannot be matched; leak detection falls back to growth per
 	// type and path.
@@ -58,6 +61,53 @@ func Identities(g *heap.Graph, mode IdentityMode) []uint64 {
 		}
 		return keys
 	}
+	own := ownKeys(g)
+	r := ShortestPaths(g, PathOptions{})
+	done := newBitset(g.NumObjects())
+	var stack []heap.ObjectID
+	var h maphash.Hash
+	h.SetSeed(identitySeed)
+	for id := range g.Objects() {
+		// Walk up to an object whose key is known (or a root), then
+		// compute keys on the way down: parents before children.
+		for v := id; !done.has(uint32(v)); {
+			stack = append(stack, v)
+			p, _ := r.Parent(v)
+			if p == SuperRoot || p == Unreachable {
+				break
+			}
+			v = p
+		}
+		for i := len(stack) - 1; i >= 0; i-- {
+			v := stack[i]
+			k := own[v]
+			if p, l := r.Parent(v); p != SuperRoot && p != Unreachable {
+				h.Reset()
+				var buf [16]byte
+				putUint64(buf[:8], k)
+				putUint64(buf[8:], keys[p])
+				h.Write(buf[:])
+				h.WriteString(g.EdgeName(l))
+				k = h.Sum64()
+			}
+			keys[v] = k
+			done.set(uint32(v))
+		}
+		stack = stack[:0]
+	}
+	return keys
+}
+
+func putUint64(b []byte, x uint64) {
+	for i := range 8 {
+		b[i] = byte(x >> (8 * i))
+	}
+}
+
+// ownKeys hashes what identifies each object by itself: address, type,
+// and content for immutable types.
+func ownKeys(g *heap.Graph) []uint64 {
+	keys := make([]uint64, g.NumObjects())
 	typeHash := make([]uint64, g.NumTypes())
 	isImmutable := make([]bool, g.NumTypes())
 	for t := range typeHash {

@@ -132,7 +132,7 @@ func cacheHeap(t *testing.T, round int) *heap.Graph {
 	fmt.Fprintf(&b, "runtime python\nroot module app app\n")
 	var lru, items []string
 	for i := max(0, round-3); i < round; i++ {
-		lru = append(lru, fmt.Sprintf("[%d]=e%d", len(lru), i))
+		lru = append(lru, fmt.Sprintf("['e%d']=e%d", i, i))
 		items = append(items, fmt.Sprintf("e%d@%x app.Entry 64", i, 0x90000+i*0x40))
 	}
 	var cache []string
@@ -145,7 +145,7 @@ func cacheHeap(t *testing.T, round int) *heap.Graph {
 	for i := 0; i < round; i++ {
 		fmt.Fprintf(&b, "item%d@%x app.Item 56\n", i, 0x10000+i*0x100)
 	}
-	fmt.Fprintf(&b, "lru@0x380 list 120 -> %s\n", strings.Join(lru, " "))
+	fmt.Fprintf(&b, "lru@0x380 dict 120 -> %s\n", strings.Join(lru, " "))
 	b.WriteString(strings.Join(items, "\n") + "\n")
 	return heaptest.MustParse(t, b.String())
 }
