@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/heapscope/heapscope/agent"
 )
 
 // leakFindings runs heapscope leaks --json on three snapshots and returns
@@ -113,5 +116,33 @@ func TestJavaLeaks(t *testing.T) {
 	why := whyText(t, snap("final"), "Leaky$Session")
 	if !strings.Contains(why, "sessions java.util.HashMap -> table java.util.HashMap$Node[] -> [*] java.util.HashMap$Node -> value Leaky$Session") {
 		t.Errorf("why Leaky$Session does not go through the sessions map:\n%s", why)
+	}
+}
+
+// TestPythonLeaks runs a real Python program with two planted leaks (a
+// module-level dict that only grows, callbacks never removed) beside a
+// bounded LRU cache, an lru_cache, warm-up allocations and churn whose
+// objects reuse each other's addresses: leaks reports exactly the two
+// planted leaks.
+func TestPythonLeaks(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir := t.TempDir()
+	pp, err := agent.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("python3", filepath.Join("testdata", "leaky.py"), dir)
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+pp)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("python3: %v\n%s", err, out)
+	}
+	snap := func(n string) string { return filepath.Join(dir, n+".pysnap") }
+	findings := leakFindings(t, snap("baseline"), snap("target"), snap("final"))
+	wantExactly(t, findings, "module __main__ -> .contexts dict", "module __main__ -> .listeners list")
+	why := whyText(t, snap("final"), "__main__.RequestContext")
+	if !strings.Contains(why, "module __main__ -> .contexts dict -> [*] __main__.RequestContext") {
+		t.Errorf("why RequestContext does not go through the contexts dict:\n%s", why)
 	}
 }
