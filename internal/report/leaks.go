@@ -16,6 +16,7 @@ type findingJSON struct {
 	Bytes     uint64   `json:"shallow_bytes"`
 	Growth    int      `json:"growth,omitempty"`
 	Noise     string   `json:"noise,omitempty"`
+	Counts    []int    `json:"counts,omitempty"`
 	Path      string   `json:"path"`
 	Sample    pathJSON `json:"sample_path"`
 	Signature []string `json:"signature"`
@@ -26,7 +27,7 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 	for _, f := range fs {
 		j := findingJSON{
 			Type: f.Type, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
-			Growth: f.Growth, Noise: f.Noise, Path: SignatureText(f.PathGroup),
+			Growth: f.Growth, Noise: f.Noise, Counts: f.Counts, Path: SignatureText(f.PathGroup),
 			Sample: pathToJSON(g, f.Sample),
 		}
 		for _, s := range f.Signature {

@@ -1,0 +1,59 @@
+"""Uses heapscope's leak-check harness on three workloads: one that leaks,
+one with a bounded cache, one with a cache that fills once. Prints one
+JSON line per workload: whether a LeakError was raised, and its text."""
+import json
+import sys
+from collections import OrderedDict
+
+from heapscope.leakcheck import LeakCheck, LeakError, assert_no_leaks
+
+registry = {}
+
+
+class Session:
+    def __init__(self, n):
+        self.n = n
+        self.data = bytearray(256)
+
+
+def leaky():
+    registry[len(registry)] = Session(len(registry))
+
+
+lru = OrderedDict()
+
+
+def bounded():
+    lru[len(lru) + 1000 * len(registry)] = Session(0)
+    while len(lru) > 10:
+        lru.popitem(last=False)
+
+
+filled = {}
+
+
+def fill_once():
+    if len(filled) < 30:
+        filled[len(filled)] = Session(len(filled))
+
+
+def report(name, fn, **kw):
+    try:
+        assert_no_leaks(fn, **kw)
+        print(json.dumps({"name": name, "leak": False}))
+    except LeakError as e:
+        print(json.dumps({"name": name, "leak": True, "text": str(e)}))
+
+
+report("leaky", leaky, iterations=40, warmup=2)
+report("bounded", bounded, iterations=40, warmup=2)
+report("fill_once", fill_once, iterations=40, warmup=2)
+
+# The context-manager form.
+try:
+    with LeakCheck(iterations=40, warmup=2) as check:
+        for _ in check:
+            leaky()
+    print(json.dumps({"name": "context", "leak": False}))
+except LeakError as e:
+    print(json.dumps({"name": "context", "leak": True, "text": str(e)}))
