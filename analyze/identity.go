@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"hash/maphash"
+	"slices"
 
 	"github.com/heapscope/heapscope/heap"
 )
@@ -13,14 +14,14 @@ const (
 	// IdentityStable: the runtime gives every object an id that stays the
 	// same for its whole life and is never reused (V8 node ids).
 	IdentityStable IdentityMode = "stable ids"
-	// IdentityAddress: objects are matched by address, and a new object
-	// at a reused address is told apart from the old one by its type, by
-	// its content when it is immutable, and by where it is held: the edge
-	// and the holder (matched the same way, up to a root) on its shortest
-	// path (Python). An object that reuses the address of a freed one of
-	// the same type, in the same slot of the same holder, is taken for the
-	// old one; an object whose shortest path changes is taken for a new
-	// one.
+	// IdentityAddress: objects are matched by address and type (Python),
+	// and a new object at a reused address is told apart from the old one
+	// by its content when it is immutable (str, int, tuple...), and
+	// otherwise by who holds it: the old and the new object must share a
+	// referrer (matched the same way) and the name of its reference (the
+	// dict key, the attribute, the list index). A mutable object that
+	// takes the address of a freed one of the same type, in the same slot
+	// of the same holder, is taken for the old one.
 	IdentityAddress IdentityMode = "address, type, content and holder"
 	// IdentityNone: addresses move (HPROF dumps after a compacting GC), so
 	// objects cannot be matched; leak detection falls back to growth per
@@ -51,51 +52,121 @@ var immutable = map[string]bool{
 var identitySeed = maphash.MakeSeed()
 
 // Identities returns one key per object of g (indexed by ObjectID) under
-// mode; equal keys in two snapshots of one process mean the same object.
+// mode: the V8 id, or a hash of address, type and, for immutable objects,
+// content. Equal keys in two snapshots of one process mean the same
+// object, except for mutable objects under IdentityAddress, where a new
+// object may reuse an old one's address: [Matcher] tells those apart.
 // Keys of different objects collide with probability about 2^-64 per pair.
 func Identities(g *heap.Graph, mode IdentityMode) []uint64 {
-	keys := make([]uint64, g.NumObjects())
 	if mode == IdentityStable {
+		keys := make([]uint64, g.NumObjects())
 		for id := range g.Objects() {
 			keys[id] = g.Addr(id)
 		}
 		return keys
 	}
-	own := ownKeys(g)
-	r := ShortestPaths(g, PathOptions{})
-	done := newBitset(g.NumObjects())
-	var stack []heap.ObjectID
+	keys, _ := ownKeys(g)
+	return keys
+}
+
+// Matcher finds, in other snapshots of the same process, the objects of
+// one snapshot (or of a subset of it).
+type Matcher struct {
+	mode  IdentityMode
+	plain []uint64 // sorted keys matched alone (stable ids, immutable objects)
+	pairs []uint64 // sorted (object, referrer, reference name) keys of mutable objects
+}
+
+// NewMatcher indexes the objects of g for which keep returns true (all
+// when keep is nil).
+func NewMatcher(g *heap.Graph, mode IdentityMode, keep func(heap.ObjectID) bool) *Matcher {
+	m := &Matcher{mode: mode}
+	if mode == IdentityStable {
+		for id := range g.Objects() {
+			if keep == nil || keep(id) {
+				m.plain = append(m.plain, g.Addr(id))
+			}
+		}
+		slices.Sort(m.plain)
+		return m
+	}
+	own, mutable := ownKeys(g)
+	each := func(id heap.ObjectID, k uint64) {
+		if keep == nil || keep(id) {
+			m.pairs = append(m.pairs, k)
+		}
+	}
+	for id := range g.Objects() {
+		if (keep == nil || keep(id)) && !mutable[id] {
+			m.plain = append(m.plain, own[id])
+		}
+	}
+	forEachPair(g, own, mutable, each)
+	slices.Sort(m.plain)
+	slices.Sort(m.pairs)
+	return m
+}
+
+// Matches returns, for every object of g, whether the matcher's snapshot
+// has it.
+func (m *Matcher) Matches(g *heap.Graph) []bool {
+	out := make([]bool, g.NumObjects())
+	if m.mode == IdentityStable {
+		for id := range g.Objects() {
+			_, out[id] = slices.BinarySearch(m.plain, g.Addr(id))
+		}
+		return out
+	}
+	own, mutable := ownKeys(g)
+	for id := range g.Objects() {
+		if !mutable[id] {
+			_, out[id] = slices.BinarySearch(m.plain, own[id])
+		}
+	}
+	forEachPair(g, own, mutable, func(id heap.ObjectID, k uint64) {
+		if !out[id] {
+			_, out[id] = slices.BinarySearch(m.pairs, k)
+		}
+	})
+	return out
+}
+
+// forEachPair calls fn for every way a mutable object is held: each
+// incoming edge (the referrer's key and the edge's name), each root that
+// names it, and, for an object nothing holds, its own key alone.
+func forEachPair(g *heap.Graph, own []uint64, mutable []bool, fn func(heap.ObjectID, uint64)) {
 	var h maphash.Hash
 	h.SetSeed(identitySeed)
-	for id := range g.Objects() {
-		// Walk up to an object whose key is known (or a root), then
-		// compute keys on the way down: parents before children.
-		for v := id; !done.has(uint32(v)); {
-			stack = append(stack, v)
-			p, _ := r.Parent(v)
-			if p == SuperRoot || p == Unreachable {
-				break
-			}
-			v = p
-		}
-		for i := len(stack) - 1; i >= 0; i-- {
-			v := stack[i]
-			k := own[v]
-			if p, l := r.Parent(v); p != SuperRoot && p != Unreachable {
-				h.Reset()
-				var buf [16]byte
-				putUint64(buf[:8], k)
-				putUint64(buf[8:], keys[p])
-				h.Write(buf[:])
-				h.WriteString(g.EdgeName(l))
-				k = h.Sum64()
-			}
-			keys[v] = k
-			done.set(uint32(v))
-		}
-		stack = stack[:0]
+	var buf [17]byte
+	pair := func(o uint64, by uint64, name string, tag byte) uint64 {
+		h.Reset()
+		putUint64(buf[0:8], o)
+		putUint64(buf[8:16], by)
+		buf[16] = tag
+		h.Write(buf[:])
+		h.WriteString(name)
+		return h.Sum64()
 	}
-	return keys
+	held := newBitset(g.NumObjects())
+	for src := range g.Objects() {
+		for _, e := range g.Edges(src) {
+			if mutable[e.To] {
+				fn(e.To, pair(own[e.To], own[src], g.EdgeName(e.Label), 1))
+				held.set(uint32(e.To))
+			}
+		}
+	}
+	for _, r := range g.Roots() {
+		if mutable[r.Object] {
+			fn(r.Object, pair(own[r.Object], uint64(r.Kind), g.String(r.Name), 2))
+			held.set(uint32(r.Object))
+		}
+	}
+	for id := range g.Objects() {
+		if mutable[id] && !held.has(uint32(id)) {
+			fn(id, pair(own[id], 0, "", 3))
+		}
+	}
 }
 
 func putUint64(b []byte, x uint64) {
@@ -105,9 +176,10 @@ func putUint64(b []byte, x uint64) {
 }
 
 // ownKeys hashes what identifies each object by itself: address, type,
-// and content for immutable types.
-func ownKeys(g *heap.Graph) []uint64 {
-	keys := make([]uint64, g.NumObjects())
+// and content for immutable types; mutable reports which are not.
+func ownKeys(g *heap.Graph) (keys []uint64, mutable []bool) {
+	keys = make([]uint64, g.NumObjects())
+	mutable = make([]bool, g.NumObjects())
 	typeHash := make([]uint64, g.NumTypes())
 	isImmutable := make([]bool, g.NumTypes())
 	for t := range typeHash {
@@ -129,6 +201,7 @@ func ownKeys(g *heap.Graph) []uint64 {
 		put(g.Addr(id))
 		t := g.Type(id)
 		put(typeHash[t])
+		mutable[id] = !isImmutable[t]
 		if isImmutable[t] {
 			put(g.Size(id))
 			if d, ok := g.Digest(id); ok {
@@ -143,5 +216,5 @@ func ownKeys(g *heap.Graph) []uint64 {
 		}
 		keys[id] = h.Sum64()
 	}
-	return keys
+	return keys, mutable
 }

@@ -144,20 +144,16 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 // survivors returns the objects of final that are new in target (absent
 // from baseline) and still alive in final.
 func survivors(baseline, target, final *heap.Graph, mode IdentityMode, rep *LeakReport) []heap.ObjectID {
-	old := make(map[uint64]struct{}, baseline.NumObjects())
-	for _, k := range Identities(baseline, mode) {
-		old[k] = struct{}{}
-	}
-	fresh := map[uint64]struct{}{}
-	for _, k := range Identities(target, mode) {
-		if _, ok := old[k]; !ok {
-			fresh[k] = struct{}{}
+	old := NewMatcher(baseline, mode, nil).Matches(target)
+	for _, o := range old {
+		if !o {
+			rep.New++
 		}
 	}
-	rep.New = len(fresh)
+	alive := NewMatcher(target, mode, func(id heap.ObjectID) bool { return !old[id] }).Matches(final)
 	var leaked []heap.ObjectID
-	for id, k := range Identities(final, mode) {
-		if _, ok := fresh[k]; ok {
+	for id, a := range alive {
+		if a {
 			leaked = append(leaked, heap.ObjectID(id))
 			rep.LeakedBytes += final.Size(heap.ObjectID(id))
 		}

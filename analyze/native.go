@@ -51,7 +51,8 @@ const internedSlack = 2
 // objects in ID order.
 //
 // It leaves out what the interpreter itself holds, which would otherwise
-// drown the report: immortal objects (heap.FlagImmortal), singletons
+// drown the report: immortal objects (heap.FlagImmortal, or a reference
+// count of 100,000,000 or more: 3.11's static objects), singletons
 // (None, True, Ellipsis...), classes (objects of type "type" or of a
 // metaclass, and targets of "__class__" edges), modules and their dicts
 // (targets of a module's "__dict__" edge), code objects, frames of
@@ -61,6 +62,11 @@ const internedSlack = 2
 // full (a referrer flagged heap.FlagOpaque) may show up here: the
 // snapshot cannot tell which of their references it missed.
 func NativeHeld(g *heap.Graph) []NativeObject {
+	// staticRefcount: CPython 3.11 gives its statically allocated and
+	// deep-frozen objects (identifier strings, frozen modules' constants)
+	// a reference count of 999999999 before PEP 683 made such objects
+	// immortal (2^30 and up): no real object is held that many times.
+	const staticRefcount = 100_000_000
 	if !g.HasRefcounts() {
 		return nil
 	}
@@ -91,7 +97,7 @@ func NativeHeld(g *heap.Graph) []NativeObject {
 		id := heap.ObjectID(v)
 		rc, _ := g.Refcount(id)
 		ty := g.Type(id)
-		if rc <= in[v] || g.Flags(id)&heap.FlagImmortal != 0 || noiseType[ty] {
+		if rc <= in[v] || rc >= staticRefcount || g.Flags(id)&heap.FlagImmortal != 0 || noiseType[ty] {
 			continue
 		}
 		if isStr[ty] && rc-in[v] <= internedSlack {

@@ -84,6 +84,8 @@ var BuiltinNoise = []NoiseRule{
 	{Name: "python-tracemalloc", Runtime: "python", Root: "tracemalloc", Reason: "tracemalloc's own state"},
 	{Name: "python-inspect", Runtime: "python", Root: "inspect", Reason: "inspect caches module and file lookups"},
 	{Name: "python-functools-dispatch", Runtime: "python", Root: "functools", Reason: "singledispatch caches dispatch per type"},
+	{Name: "python-subclass-registry", Runtime: "python", Root: NativeRootName, Through: []string{"[*]"}, Type: "weakref.ReferenceType", Reason: "CPython records each class's subclasses (tp_subclasses) as weak references keyed by address; they grow with the subclasses, which are reported where they are held"},
+	{Name: "python-subclass-registry-keys", Runtime: "python", Root: NativeRootName, Through: []string{"<key>"}, Type: "int", Reason: "the keys of CPython's record of subclasses (tp_subclasses): the subclasses' addresses"},
 	{Name: "python-new-modules", Runtime: "python", Type: "module", Reason: "a module imported once, on first use"},
 	{Name: "java-lambda-forms", Runtime: "java", ThroughType: []string{"java.lang.invoke.LambdaForm"}, Reason: "method handles are spun once per shape"},
 	{Name: "java-method-type-intern", Runtime: "java", ThroughType: []string{"java.lang.invoke.MethodType$ConcurrentWeakInternSet"}, Reason: "MethodType interning table"},

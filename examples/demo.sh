@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds heapscope, runs a small leaking Python service (three snapshots),
+# and shows what it holds, what leaks, and why. Usage: examples/demo.sh [DIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$(mktemp -d)}
+mkdir -p "$out"
+cd "$root"
+go build -o "$out/heapscope" ./cmd/heapscope
+hs="$out/heapscope"
+PYTHONPATH=$("$hs" python-path) python3 examples/leaky_service.py "$out"
+step() { printf '\n\033[1m$ heapscope %s\033[0m\n' "$*"; "$hs" "$@"; }
+step summary --top 8 "$out/3-final.pysnap"
+step diff --top 6 "$out/1-baseline.pysnap" "$out/3-final.pysnap"
+step leaks "$out/1-baseline.pysnap" "$out/2-target.pysnap" "$out/3-final.pysnap"
+step why "$out/3-final.pysnap" __main__.Context
+step top --top 5 "$out/3-final.pysnap"
+echo
+echo "snapshots and the heapscope binary are in $out"
