@@ -1,0 +1,270 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+//go:embed heapscope/*.py site/sitecustomize.py
+var files embed.FS
+
+// Layout of an extracted copy, under <cache>/heapscope/python-agent-<hash>:
+//
+//	py/heapscope/*.py          the importable package (Dir returns .../py)
+//	site/sitecustomize.py      the run-mode hook (RunDir returns .../site)
+//	ok                         written last: the copy is complete
+const (
+	pkgSub  = "py"
+	siteSub = "site"
+	okFile  = "ok"
+)
+
+var (
+	once    sync.Once
+	rootDir string
+	rootErr error
+)
+
+// Dir extracts the Python agent (once per process, and once per content
+// version on the machine) and returns the directory that holds the
+// importable heapscope package: put it on PYTHONPATH, or on sys.path, and
+// `import heapscope`.
+func Dir() (string, error) {
+	r, err := root()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(r, pkgSub), nil
+}
+
+// RunDir returns the directory that holds the sitecustomize.py of
+// `heapscope run`. It is separate from [Dir] so that users of
+// `heapscope python-path` do not load it.
+func RunDir() (string, error) {
+	r, err := root()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(r, siteSub), nil
+}
+
+func root() (string, error) {
+	once.Do(func() { rootDir, rootErr = extract() })
+	return rootDir, rootErr
+}
+
+// contentHash hashes the names and contents of the embedded files.
+func contentHash() (string, []string, error) {
+	var names []string
+	err := fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			names = append(names, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		b, err := files.ReadFile(n)
+		if err != nil {
+			return "", nil, err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], names, nil
+}
+
+// extract writes the files into a content-hashed directory under the
+// user cache directory (or the temporary directory), atomically: into a
+// fresh temporary directory first, then renamed into place. A complete
+// copy that is already there is reused.
+func extract() (string, error) {
+	sum, names, err := contentHash()
+	if err != nil {
+		return "", err
+	}
+	var bases []string
+	if d, err := os.UserCacheDir(); err == nil && d != "" {
+		bases = append(bases, filepath.Join(d, "heapscope"))
+	}
+	bases = append(bases, filepath.Join(os.TempDir(), "heapscope-"+strconv.Itoa(os.Getuid())))
+	var errs []error
+	for _, base := range bases {
+		dir, err := extractInto(base, "python-agent-"+sum, names)
+		if err == nil {
+			return dir, nil
+		}
+		errs = append(errs, err)
+	}
+	return "", fmt.Errorf("agent: cannot extract the Python agent: %w", errors.Join(errs...))
+}
+
+func extractInto(base, name string, names []string) (string, error) {
+	final := filepath.Join(base, name)
+	if complete(final) {
+		return final, nil
+	}
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(base, "."+name+".tmp-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed
+	for _, n := range names {
+		b, err := files.ReadFile(n)
+		if err != nil {
+			return "", err
+		}
+		dst := filepath.Join(tmp, target(n))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			return "", err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(tmp, okFile), []byte(name+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		// Another process may have won the race.
+		if complete(final) {
+			return final, nil
+		}
+		// A stale, incomplete copy: replace it.
+		if rerr := os.RemoveAll(final); rerr != nil {
+			return "", err
+		}
+		if err := os.Rename(tmp, final); err != nil {
+			if complete(final) {
+				return final, nil
+			}
+			return "", err
+		}
+	}
+	return final, nil
+}
+
+// target maps an embedded path to its place in the extracted copy.
+func target(n string) string {
+	if strings.HasPrefix(n, "heapscope/") {
+		return filepath.Join(pkgSub, filepath.FromSlash(n))
+	}
+	return filepath.FromSlash(n) // site/sitecustomize.py
+}
+
+func complete(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, okFile))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// ownKeys are the variables of the run protocol; Env replaces them.
+var ownKeys = map[string]bool{
+	"HEAPSCOPE_OUT": true, "HEAPSCOPE_AT_EXIT": true, "HEAPSCOPE_SIGNAL": true,
+	"HEAPSCOPE_EVERY": true, "HEAPSCOPE_VALUES": true, "HEAPSCOPE_MAX_VALUE_LEN": true,
+	"HEAPSCOPE_COLLECT": true, "HEAPSCOPE_CHILDREN": true, "HEAPSCOPE_AGENT_DIR": true,
+	"HEAPSCOPE_ORIG_PYTHONPATH": true,
+}
+
+// RunOptions configures `heapscope run`.
+type RunOptions struct {
+	OutDir      string        // where snapshots go (HEAPSCOPE_OUT); required
+	AtExit      bool          // a snapshot when the interpreter exits
+	Signal      string        // a snapshot on this signal ("SIGUSR2"), "" for none
+	Every       time.Duration // a snapshot at this interval, 0 for none
+	NoValues    bool          // no value prefixes (values=False)
+	MaxValueLen int           // value prefix length, 0 for the default (64)
+	NoCollect   bool          // no gc.collect() before each snapshot
+	Children    bool          // child Python processes take snapshots too
+
+	// PackageDir and SiteDir are Dir() and RunDir(); Env fills them in
+	// when they are empty (the CLI should call Dir first to report errors).
+	PackageDir, SiteDir string
+}
+
+// Env returns base (an os.Environ()-style list) with the variables that
+// make a Python program started with it load the agent and take
+// snapshots as o asks. Earlier values of the protocol's variables in base are dropped;
+// PYTHONPATH gets SiteDir in front, and its original value is kept in
+// HEAPSCOPE_ORIG_PYTHONPATH so that the agent can restore it for the
+// program's own child processes.
+func Env(base []string, o RunOptions) []string {
+	if o.PackageDir == "" {
+		o.PackageDir, _ = Dir()
+	}
+	if o.SiteDir == "" {
+		o.SiteDir, _ = RunDir()
+	}
+	out := make([]string, 0, len(base)+12)
+	var pp string
+	havePP := false
+	for _, kv := range base {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case ownKeys[k]:
+			continue
+		case k == "PYTHONPATH":
+			pp, havePP = v, true
+			continue
+		}
+		out = append(out, kv)
+	}
+	if o.SiteDir != "" {
+		p := o.SiteDir
+		if havePP && pp != "" {
+			p += string(os.PathListSeparator) + pp
+		}
+		out = append(out, "PYTHONPATH="+p)
+	} else if havePP {
+		out = append(out, "PYTHONPATH="+pp)
+	}
+	if havePP {
+		out = append(out, "HEAPSCOPE_ORIG_PYTHONPATH="+pp)
+	}
+	out = append(out, "HEAPSCOPE_AGENT_DIR="+o.PackageDir, "HEAPSCOPE_OUT="+o.OutDir)
+	if o.AtExit {
+		out = append(out, "HEAPSCOPE_AT_EXIT=1")
+	}
+	if o.Signal != "" {
+		out = append(out, "HEAPSCOPE_SIGNAL="+o.Signal)
+	}
+	if o.Every > 0 {
+		out = append(out, "HEAPSCOPE_EVERY="+strconv.FormatFloat(o.Every.Seconds(), 'f', -1, 64))
+	}
+	if o.NoValues {
+		out = append(out, "HEAPSCOPE_VALUES=0")
+	}
+	if o.MaxValueLen > 0 {
+		out = append(out, "HEAPSCOPE_MAX_VALUE_LEN="+strconv.Itoa(o.MaxValueLen))
+	}
+	if o.NoCollect {
+		out = append(out, "HEAPSCOPE_COLLECT=0")
+	}
+	if o.Children {
+		out = append(out, "HEAPSCOPE_CHILDREN=1")
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+// Package agent embeds heapscope's Python agent and prepares it for use.
+//
+// The agent is a standard-library-only Python package (agent/heapscope,
+// Python 3.9+) that writes a snapshot of a live CPython heap in the
+// .pysnap format (docs/pysnap-format.md; read with package pysnap):
+//
+//	import heapscope
+//	heapscope.snapshot("/tmp/app.pysnap")   # -> path, or None on failure
+//	heapscope.snapshot(path, values=False, max_value_len=64, collect=True)
+//
+// # Commands
+//
+// heapscope python-path prints [Dir]: the directory that holds the
+// importable package, for PYTHONPATH=$(heapscope python-path).
+//
+// heapscope run -o DIR [--at-exit] [--signal SIGUSR2] [--every DURATION] -- python3 script.py ARGS
+// runs the command with the environment of [Env]. Snapshots appear in DIR
+// named NNNN-PID-REASON.pysnap (NNNN counts 0001, 0002, ... per process;
+// REASON is exit, signal or interval). The program's output, behaviour
+// and exit status are its own.
+//
+// # Environment protocol of heapscope run
+//
+//	PYTHONPATH=<RunDir>[:<original>]   loads <RunDir>/sitecustomize.py
+//	HEAPSCOPE_AGENT_DIR=<Dir>          where the heapscope package is
+//	HEAPSCOPE_OUT=DIR                  activates the agent; snapshots go here
+//	HEAPSCOPE_AT_EXIT=1                a snapshot at interpreter exit (atexit, runs last)
+//	HEAPSCOPE_SIGNAL=SIGUSR2           a snapshot when the signal arrives (name or number)
+//	HEAPSCOPE_EVERY=SECONDS            a snapshot every SECONDS (float) from a daemon thread
+//	HEAPSCOPE_VALUES=0                 snapshots without value prefixes
+//	HEAPSCOPE_MAX_VALUE_LEN=N          value prefix length (default 64)
+//	HEAPSCOPE_COLLECT=0                no gc.collect() before a snapshot
+//	HEAPSCOPE_CHILDREN=1               child Python processes take snapshots too
+//	HEAPSCOPE_ORIG_PYTHONPATH=...      the PYTHONPATH before heapscope (set only if there was one)
+//
+// The sitecustomize.py does nothing unless HEAPSCOPE_OUT is set. It loads
+// the package by file location (HEAPSCOPE_AGENT_DIR is not added to
+// sys.path), installs the hooks, removes its own directory from sys.path
+// and runs the next sitecustomize module on sys.path, if any, so that a
+// user's or the distribution's sitecustomize still runs. Unless
+// HEAPSCOPE_CHILDREN=1, it then removes the HEAPSCOPE_* variables from
+// os.environ and restores PYTHONPATH, so that the program's children run
+// without the agent; the hooks themselves do nothing in a forked child.
+//
+// Limits: python -E, -I or -S skip PYTHONPATH or site, and then the agent
+// is not loaded; a program that ends with os._exit or a fatal signal takes
+// no exit snapshot; a program that installs its own handler for the chosen
+// signal replaces the agent's. The interval thread is started with
+// _thread (it does not appear in threading.enumerate()).
+//
+// # What the agent guarantees
+//
+// It never runs code of the program's classes (no repr, str, eq, hash,
+// len, iter or getattr that could reach __getattr__, __getattribute__,
+// properties or descriptors: it uses type(), id(), gc.get_referents,
+// sys.getsizeof only when __sizeof__ is implemented in C, dict.items on
+// exact dicts, and the C descriptors of builtin types called directly).
+// It never raises into the program: its own failures become warnings in
+// the file, or None and one line on stderr (fd 2). Exceptions that belong
+// to the program are passed on after cleanup: KeyboardInterrupt,
+// SystemExit, and whatever the program's own signal handlers raise while
+// the agent works (recognized by the handler's frame at the bottom of the
+// traceback), so a timeout implemented with SIGALRM still fires. It writes to a
+// temporary file next to the target and renames it into place after END,
+// so a file with the final name is always whole. Its own lists, sets and
+// frames are not in the snapshot. Reference counts exclude the references
+// the agent holds while measuring. Objects that gc.get_objects() does not
+// list (untracked str, int, float, tuples and dicts, numpy arrays, frozen
+// objects after gc.freeze(), executing frames) are found as referents and
+// from the roots.
+//
+// Side effects it does have: gc.collect() first (collect=True); the
+// collector is disabled during the capture; on 3.11 and 3.12, reading the
+// locals of executing frames makes their f_locals dicts (as locals()
+// would), and they appear in the snapshot as the frames' f_locals.
+//
+// Attribute names of instances whose attributes are stored inline
+// (CPython 3.11+, where o.__dict__ is made only on demand and the agent
+// does not make it): per class, the agent learns which referent position
+// holds which attribute, from the attribute names the class's methods use
+// (and 3.13's __static_attributes__), and names position p ".n" in an
+// instance only after checking getattr(o, n) is the object at p. It does
+// so only for classes without __getattribute__ or __getattr__ and for
+// names no class in the MRO defines, so the lookup reads the inline
+// values and runs nothing.
+//
+// Known gaps: inline attributes that no method of the class assigns
+// (set from outside, setattr with computed names) and all inline
+// attributes of classes with __getattr__/__getattribute__ are unnamed
+// edges; a materialized managed __dict__ (3.11+) is an unnamed edge, as
+// it cannot be told from an attribute value without reading the object;
+// locals of frames that are no longer executing (kept by tracebacks) are
+// unnamed; set items are unnamed.
+package agent

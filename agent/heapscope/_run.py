@@ -1,0 +1,180 @@
+"""`heapscope run` support: snapshots at exit, on a signal and at an
+interval, configured by environment variables (see agent/doc.go):
+
+    HEAPSCOPE_OUT=DIR          activate; snapshots go to DIR as NNNN-PID-REASON.pysnap
+    HEAPSCOPE_AT_EXIT=1        a snapshot when the interpreter exits (atexit)
+    HEAPSCOPE_SIGNAL=SIGUSR2   a snapshot when the process receives the signal
+    HEAPSCOPE_EVERY=SECONDS    a snapshot every SECONDS (a float) from a daemon thread
+    HEAPSCOPE_VALUES=0         no value prefixes in the snapshots
+    HEAPSCOPE_MAX_VALUE_LEN=N  value prefix length (64)
+    HEAPSCOPE_COLLECT=0        no gc.collect() before each snapshot
+    HEAPSCOPE_CHILDREN=1       child processes (that run Python) take snapshots too
+
+Without HEAPSCOPE_CHILDREN=1 the agent removes its variables (and restores
+PYTHONPATH from HEAPSCOPE_ORIG_PYTHONPATH) from os.environ once it is
+installed, so child processes run without it.
+"""
+
+import _thread
+import atexit
+import os
+import sys
+import time
+
+from . import _describe, _snapshot, _stderr
+
+_ENV_KEYS = ("HEAPSCOPE_OUT", "HEAPSCOPE_AT_EXIT", "HEAPSCOPE_SIGNAL", "HEAPSCOPE_EVERY",
+             "HEAPSCOPE_VALUES", "HEAPSCOPE_MAX_VALUE_LEN", "HEAPSCOPE_COLLECT",
+             "HEAPSCOPE_CHILDREN", "HEAPSCOPE_AGENT_DIR", "HEAPSCOPE_ORIG_PYTHONPATH")
+
+_cfg = {"out": None, "pid": 0, "n": 0, "stop": False, "children": False,
+        "values": True, "max_value_len": 64, "collect": True, "installed": False}
+_count_lock = _thread.allocate_lock()
+
+
+def _flag(v, default):
+    if v is None or v == "":
+        return default
+    return v.strip().lower() not in ("0", "false", "no", "off")
+
+
+def install_from_env(env=None):
+    """Installs the hooks the environment asks for. Returns True when
+    HEAPSCOPE_OUT is set and the hooks are in place."""
+    env = os.environ if env is None else env
+    out = env.get("HEAPSCOPE_OUT")
+    if not out:
+        return False
+    try:
+        every = float(env.get("HEAPSCOPE_EVERY") or 0)
+    except ValueError:
+        _stderr("heapscope: bad HEAPSCOPE_EVERY=%r; no interval snapshots" % env.get("HEAPSCOPE_EVERY"))
+        every = 0
+    try:
+        mvl = int(env.get("HEAPSCOPE_MAX_VALUE_LEN") or 64)
+    except ValueError:
+        mvl = 64
+    ok = install(out,
+                 at_exit=_flag(env.get("HEAPSCOPE_AT_EXIT"), False),
+                 signal_name=env.get("HEAPSCOPE_SIGNAL") or "",
+                 every=every,
+                 children=_flag(env.get("HEAPSCOPE_CHILDREN"), False),
+                 values=_flag(env.get("HEAPSCOPE_VALUES"), True),
+                 max_value_len=mvl,
+                 collect=_flag(env.get("HEAPSCOPE_COLLECT"), True))
+    if not _cfg["children"] and env is os.environ:
+        _scrub_environ()
+    return ok
+
+
+def _scrub_environ():
+    env = os.environ
+    orig = env.get("HEAPSCOPE_ORIG_PYTHONPATH")
+    try:
+        if orig is not None:
+            env["PYTHONPATH"] = orig
+        elif "PYTHONPATH" in env:
+            del env["PYTHONPATH"]
+        for k in _ENV_KEYS:
+            if k in env:
+                del env[k]
+    except Exception:
+        pass
+
+
+def install(out, at_exit=True, signal_name="", every=0.0, children=False,
+            values=True, max_value_len=64, collect=True):
+    if _cfg["installed"]:
+        return True
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        _stderr("heapscope: cannot create %s: %s" % (out, e))
+        return False
+    _cfg.update(out=os.path.abspath(out), pid=os.getpid(), children=children, values=values,
+                max_value_len=max_value_len, collect=collect, installed=True)
+    atexit.register(_at_exit, at_exit)
+    if signal_name:
+        _install_signal(signal_name)
+    if every and every > 0:
+        _thread.start_new_thread(_loop, (float(every),))
+    return True
+
+
+def _install_signal(name):
+    import signal
+    n = name.strip().upper()
+    signum = None
+    if n.isdigit():
+        signum = int(n)
+    else:
+        if not n.startswith("SIG"):
+            n = "SIG" + n
+        signum = getattr(signal, n, None)
+    if not isinstance(signum, int):
+        _stderr("heapscope: unknown signal %r; no signal snapshots" % name)
+        return
+    try:
+        prev = signal.getsignal(signum)
+    except (ValueError, OSError):
+        prev = None
+
+    def handler(sig, frame):
+        take("signal", block=True)  # waits for an interval capture, never for its own thread
+        if callable(prev) and prev not in (signal.SIG_DFL, signal.SIG_IGN):
+            prev(sig, frame)
+
+    try:
+        signal.signal(signum, handler)
+    except (ValueError, OSError) as e:
+        _stderr("heapscope: cannot handle %s: %s" % (name, e))
+
+
+def _loop(every):
+    nxt = time.monotonic() + every
+    while not _cfg["stop"]:
+        d = nxt - time.monotonic()
+        if d > 0:
+            time.sleep(min(d, 0.5))
+            continue
+        nxt += every
+        if _cfg["stop"]:
+            break
+        try:
+            take("interval", block=False)
+        except BaseException:
+            pass
+        now = time.monotonic()
+        if nxt < now:
+            nxt = now + every
+
+
+def _at_exit(enabled):
+    _cfg["stop"] = True
+    if enabled:
+        take("exit", block=True)
+
+
+def take(reason, block=True):
+    """Takes one snapshot into the output directory; returns its path or None."""
+    try:
+        pid = os.getpid()
+        if pid != _cfg["pid"]:
+            if not _cfg["children"]:
+                return None
+            with _count_lock:
+                _cfg["pid"] = pid
+                _cfg["n"] = 0
+        with _count_lock:
+            _cfg["n"] += 1
+            n = _cfg["n"]
+        path = os.path.join(_cfg["out"], "%04d-%d-%s.pysnap" % (n, pid, reason))
+        return _snapshot(path, _cfg["values"], _cfg["max_value_len"], _cfg["collect"], reason, block)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:
+        from . import _capture
+        if _capture.from_host(e):
+            raise  # raised by the program's own signal handler
+        _stderr("heapscope: %s snapshot failed: %s" % (reason, _describe(e)))
+        return None
