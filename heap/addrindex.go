@@ -2,8 +2,8 @@ package heap
 
 // AddrIndex maps runtime addresses to ObjectIDs with an open-addressing
 // hash table (linear probing, power-of-two capacity, load factor at most
-// 1/2): 12 bytes per slot, so about 24 bytes per object. It is built once
-// and then only read.
+// 3/4): 12 bytes per slot, so 16 to 32 bytes per object. It is built once
+// and then only read, and may be read from many goroutines.
 type AddrIndex struct {
 	keys []uint64
 	vals []ObjectID // None marks an empty slot
@@ -16,7 +16,7 @@ type AddrIndex struct {
 // the others.
 func NewAddrIndex(addrs []uint64) *AddrIndex {
 	capacity := uint64(16)
-	for capacity < uint64(len(addrs))*2 {
+	for capacity < uint64(len(addrs))*4/3+1 {
 		capacity <<= 1
 	}
 	x := &AddrIndex{

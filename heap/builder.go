@@ -3,7 +3,10 @@ package heap
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
+	"sync"
+	"unsafe"
 )
 
 // maxWarnings is how many warnings a Graph keeps word for word; beyond
@@ -48,11 +51,11 @@ type Builder struct {
 	refcnt    []uint32
 	flags     []Flags
 	valObj    []ObjectID
-	valStr    []string
+	valStr    texts
 	digObj    []ObjectID
 	digVal    []uint64
 	valAt     []uint64 // addresses of values given by address
-	valAtStr  []string
+	valAtStr  texts
 	digAt     []uint64
 	digAtVal  []uint64
 	meta      Meta
@@ -116,7 +119,7 @@ func (b *Builder) Grow(n, m int) {
 func (b *Builder) GrowValues(n int) {
 	if n > 0 {
 		b.valObj = growTo(b.valObj, n)
-		b.valStr = growTo(b.valStr, n)
+		b.valStr.grow(n, 16*n)
 		b.digObj = growTo(b.digObj, n)
 		b.digVal = growTo(b.digVal, n)
 	}
@@ -246,7 +249,7 @@ func (b *Builder) SetFlags(id ObjectID, f Flags) {
 // SetValue records a short value label for id.
 func (b *Builder) SetValue(id ObjectID, v string) {
 	b.valObj = append(b.valObj, id)
-	b.valStr = append(b.valStr, v)
+	b.valStr.add(v)
 }
 
 // SetDigest records a hash of id's whole content (see [Graph.Digest]).
@@ -255,12 +258,37 @@ func (b *Builder) SetDigest(id ObjectID, d uint64) {
 	b.digVal = append(b.digVal, d)
 }
 
+// SetValueBytes is SetValue for a label held in a byte slice, which it
+// copies.
+func (b *Builder) SetValueBytes(id ObjectID, v []byte) {
+	b.valObj = append(b.valObj, id)
+	b.valStr.addBytes(v)
+}
+
+// ValueBytesAt is ValueAt for a label held in a byte slice, which it
+// copies.
+func (b *Builder) ValueBytesAt(addr uint64, v []byte) {
+	b.valAt = append(b.valAt, addr)
+	b.valAtStr.addBytes(v)
+}
+
 // ValueAt records a value label for the object at address addr, resolved
 // when the graph is built (labels of unknown addresses are dropped). Only
 // for builders whose Targets is ByAddress.
 func (b *Builder) ValueAt(addr uint64, v string) {
 	b.valAt = append(b.valAt, addr)
-	b.valAtStr = append(b.valAtStr, v)
+	b.valAtStr.add(v)
+}
+
+// GrowValuesAt preallocates room for n more value labels (of about
+// bytes bytes in all) and n more digests given by address.
+func (b *Builder) GrowValuesAt(n, bytes int) {
+	if n > 0 {
+		b.valAt = growTo(b.valAt, n)
+		b.valAtStr.grow(n, bytes)
+		b.digAt = growTo(b.digAt, n)
+		b.digAtVal = growTo(b.digAtVal, n)
+	}
 }
 
 // DigestAt records a content digest for the object at address addr, as
@@ -349,6 +377,8 @@ func (b *Builder) Build() (*Graph, error) {
 		}
 		newStart[n] = w
 		edges = edges[:w:w]
+	} else if b.targets == ByAddress && len(b.late) == 0 && len(b.tgt) > 0 {
+		edges, newStart, dangling, firstDangling = b.resolveInPlace(n, idx)
 	} else {
 		edges, newStart = b.mergeEdges(n, resolve)
 	}
@@ -357,6 +387,66 @@ func (b *Builder) Build() (*Graph, error) {
 		b.Warn(-1, "%d references point to no object in the snapshot (first: %#x); they were dropped", dangling, firstDangling)
 	}
 	return b.finish(n, idx, edges, newStart)
+}
+
+// resolveInPlace resolves address targets on every core, then compacts
+// the edges into the memory of the target array (an 8-byte address
+// becomes an 8-byte Edge), so the edges are never copied to a new array.
+func (b *Builder) resolveInPlace(n int, idx *AddrIndex) ([]Edge, []uint32, int, uint64) {
+	tgt := b.tgt
+	const none = ^uint64(0)
+	workers := runtime.GOMAXPROCS(0)
+	chunk := (len(tgt) + workers - 1) / workers
+	var wg sync.WaitGroup
+	type lost struct {
+		count int
+		first uint64
+	}
+	losts := make([]lost, workers)
+	for i, lo := 0, 0; lo < len(tgt); i, lo = i+1, lo+chunk {
+		hi := min(lo+chunk, len(tgt))
+		wg.Add(1)
+		go func(part []uint64, l *lost) {
+			defer wg.Done()
+			for k, a := range part {
+				if id, ok := idx.Lookup(a); ok {
+					part[k] = uint64(id)
+					continue
+				}
+				if l.count == 0 {
+					l.first = a
+				}
+				l.count++
+				part[k] = none
+			}
+		}(tgt[lo:hi], &losts[i])
+	}
+	wg.Wait()
+	var dangling int
+	var first uint64
+	for _, l := range losts {
+		if l.count > 0 && dangling == 0 {
+			first = l.first
+		}
+		dangling += l.count
+	}
+	edges := unsafe.Slice((*Edge)(unsafe.Pointer(&tgt[0])), len(tgt))
+	start := b.edgeStart[:n+1]
+	w := uint32(0)
+	for src := 0; src < n; src++ {
+		lo, hi := start[src], start[src+1]
+		start[src] = w
+		for k := lo; k < hi; k++ {
+			t := tgt[k] // read before edges[w] (w <= k) overwrites it
+			if t == none {
+				continue
+			}
+			edges[w] = Edge{ObjectID(t), b.lab[k]}
+			w++
+		}
+	}
+	start[n] = w
+	return edges[:w:w], start, dangling, first
 }
 
 // mergeEdges copies the edges into their final array, resolving targets
@@ -429,7 +519,7 @@ func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32)
 		for i, a := range b.valAt {
 			if id, ok := idx.Lookup(a); ok {
 				b.valObj = append(b.valObj, id)
-				b.valStr = append(b.valStr, b.valAtStr[i])
+				b.valStr.add(b.valAtStr.at(i))
 			}
 		}
 		for i, a := range b.digAt {
@@ -439,7 +529,10 @@ func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32)
 			}
 		}
 	}
-	valObj, valStr := sortSparse(b.valObj, b.valStr, n)
+	if len(b.valObj) > 0 && b.valStr.len() == 0 {
+		b.valStr.grow(len(b.valObj), 0)
+	}
+	valObj, valStr := sortTexts(b.valObj, b.valStr, n)
 	digObj, digVal := sortSparse(b.digObj, b.digVal, n)
 
 	if b.nwarnings > len(b.warnings) {

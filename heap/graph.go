@@ -34,7 +34,7 @@ type Graph struct {
 	flags  []Flags  // nil when the reader supplied none
 
 	valObj []ObjectID // sorted
-	valStr []string
+	valStr texts
 
 	digObj []ObjectID // sorted
 	digVal []uint64
@@ -153,7 +153,7 @@ func (g *Graph) Flags(id ObjectID) Flags {
 func (g *Graph) Value(id ObjectID) (string, bool) {
 	i := sort.Search(len(g.valObj), func(i int) bool { return g.valObj[i] >= id })
 	if i < len(g.valObj) && g.valObj[i] == id {
-		return g.valStr[i], true
+		return g.valStr.at(i), true
 	}
 	return "", false
 }
@@ -165,7 +165,7 @@ func (g *Graph) NumValues() int { return len(g.valObj) }
 func (g *Graph) Values() iter.Seq2[ObjectID, string] {
 	return func(yield func(ObjectID, string) bool) {
 		for i, id := range g.valObj {
-			if !yield(id, g.valStr[i]) {
+			if !yield(id, g.valStr.at(i)) {
 				return
 			}
 		}

@@ -47,8 +47,13 @@ func (g *Graph) Validate() error {
 			return fmt.Errorf("heap: type %d is named by string %d of %d", i, s, len(g.strs))
 		}
 	}
-	if len(g.valObj) != len(g.valStr) {
-		return fmt.Errorf("heap: %d value objects, %d values", len(g.valObj), len(g.valStr))
+	if len(g.valObj) != g.valStr.len() {
+		return fmt.Errorf("heap: %d value objects, %d values", len(g.valObj), g.valStr.len())
+	}
+	for i, e := range g.valStr.end {
+		if int(e) > len(g.valStr.data) || (i > 0 && e < g.valStr.end[i-1]) {
+			return fmt.Errorf("heap: value text %d is out of range", i)
+		}
 	}
 	for i, id := range g.valObj {
 		if int(id) >= n || (i > 0 && g.valObj[i-1] >= id) {

@@ -116,6 +116,9 @@ type reader struct {
 
 	objects, edges uint64
 	badKinds       int
+
+	chunkAddrs []byte        // addresses of the latest OBJECTS section
+	chunkFirst heap.ObjectID // the ID of its first object
 }
 
 func (rd *reader) errorf(off int64, format string, args ...any) error {
@@ -214,7 +217,7 @@ func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
 // nothing it reads: counts are capped by what the payload lengths allow,
 // and any inconsistency just ends the walk; the real pass reports it.
 func (rd *reader) presize(r io.ReaderAt) {
-	var n, m int64
+	var n, m, nv, vbytes, nd int64
 	off := int64(headerSize)
 	var sh [sectionHead]byte
 	for off+sectionHead <= rd.size {
@@ -227,13 +230,21 @@ func (rd *reader) presize(r io.ReaderAt) {
 		if kind == secEnd || length > uint64(rd.size-off-sectionHead) {
 			break
 		}
-		if kind == secObjects && count*37 <= int64(length) {
+		switch {
+		case kind == secObjects && count*37 <= int64(length):
 			n += count
 			m += (int64(length) - count*37) / 12
+		case kind == secValues && count*12 <= int64(length):
+			nv += count
+			vbytes += int64(length) - count*12
+		case kind == secDigests && count*16 == int64(length):
+			nd += count
 		}
 		off += sectionHead + int64(length)
 	}
 	rd.b.Grow(int(n), int(m))
+	rd.b.GrowValues(int(max(nv, nd)))
+	rd.b.GrowValuesAt(int(max(nv, nd))/16, int(vbytes)/16)
 }
 
 func (rd *reader) section(kind, count uint32, p []byte, off int64) error {

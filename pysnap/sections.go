@@ -41,6 +41,9 @@ func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
 			return rd.errorf(off+int64(n*8+i*4), "object %d has type %d, only %d defined so far", i, ti, len(rd.types))
 		}
 		id := rd.b.Object(le.Uint64(addrs[i*8:]), rd.types[ti], le.Uint64(sizes[i*8:]))
+		if i == 0 {
+			rd.chunkFirst = id
+		}
 		rc := le.Uint64(refs[i*8:])
 		if rc > 1<<32-1 {
 			rc = 1<<32 - 1
@@ -67,9 +70,41 @@ func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
 		}
 		e += ne
 	}
+	rd.chunkAddrs = append(rd.chunkAddrs[:0], addrs...)
 	rd.objects += n
 	rd.edges += m
 	return nil
+}
+
+// chunkMatcher finds the objects of the latest OBJECTS section by address
+// for the VALUES and DIGESTS sections that follow it. The agent lists
+// values in the order of the objects, so one forward walk finds them all
+// without the global address index; the first address out of that order
+// ends the walk, and the rest go through the builder's index.
+type chunkMatcher struct {
+	addrs []byte
+	first heap.ObjectID
+	next  int
+	off   bool
+}
+
+func (rd *reader) chunkMatcher() chunkMatcher {
+	return chunkMatcher{addrs: rd.chunkAddrs, first: rd.chunkFirst}
+}
+
+func (c *chunkMatcher) find(a uint64) (heap.ObjectID, bool) {
+	if c.off {
+		return 0, false
+	}
+	le := binary.LittleEndian
+	for j := c.next; j*8 < len(c.addrs); j++ {
+		if le.Uint64(c.addrs[j*8:]) == a {
+			c.next = j + 1
+			return c.first + heap.ObjectID(j), true
+		}
+	}
+	c.off = true
+	return 0, false
 }
 
 func (rd *reader) rootsSection(count uint32, p []byte, off int64) error {
@@ -100,8 +135,14 @@ func (rd *reader) valuesSection(count uint32, p []byte, off int64) error {
 		return rd.errorf(off, "%d values cannot fit in %d bytes", n, len(p))
 	}
 	addrs := p[:n*8]
+	cm := rd.chunkMatcher()
 	return rd.lengthPrefixed(count, p[n*8:], off+int64(n*8), func(i int, s []byte) {
-		rd.b.ValueAt(binary.LittleEndian.Uint64(addrs[i*8:]), string(s))
+		a := binary.LittleEndian.Uint64(addrs[i*8:])
+		if id, ok := cm.find(a); ok {
+			rd.b.SetValueBytes(id, s)
+			return
+		}
+		rd.b.ValueBytesAt(a, s)
 	})
 }
 
@@ -111,8 +152,14 @@ func (rd *reader) digestsSection(count uint32, p []byte, off int64) error {
 		return rd.errorf(off, "%d digests need %d bytes, the section has %d", n, n*16, len(p))
 	}
 	le := binary.LittleEndian
+	cm := rd.chunkMatcher()
 	for i := uint64(0); i < n; i++ {
-		rd.b.DigestAt(le.Uint64(p[i*8:]), le.Uint64(p[n*8+i*8:]))
+		a, d := le.Uint64(p[i*8:]), le.Uint64(p[n*8+i*8:])
+		if id, ok := cm.find(a); ok {
+			rd.b.SetDigest(id, d)
+			continue
+		}
+		rd.b.DigestAt(a, d)
 	}
 	return nil
 }
