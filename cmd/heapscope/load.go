@@ -34,7 +34,6 @@ func load(path string, stderr io.Writer, verbose bool) (*heap.Graph, report.Sour
 	return g, report.Source{Path: path, Overview: analyze.Describe(g)}, nil
 }
 
-
 // withProgress runs fn; if stderr is a terminal and fn takes more than a
 // second, it shows msg on stderr until fn returns.
 func withProgress(stderr io.Writer, msg string, fn func() error) error {

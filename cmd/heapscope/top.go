@@ -198,4 +198,3 @@ func runDuplicates(args []string, stdout, stderr io.Writer) error {
 	})
 	return report.Duplicates(stdout, f, src, analyze.Duplicates(g, r, out.top))
 }
-
