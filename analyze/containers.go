@@ -3,6 +3,7 @@ package analyze
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/heapscope/heapscope/heap"
@@ -35,7 +36,8 @@ const (
 	// found following each slot's chain (HashMap's size field is not in
 	// the graph).
 	countChain
-	// countPairs: half the index edges (V8 ordered hash tables store
+	// countPairs: the entries of a V8 ordered hash table (see
+	// countEntries; V8 ordered hash tables store
 	// keys and values in one array).
 	countPairs
 )
@@ -100,7 +102,8 @@ var containerKinds = map[string][]containerKind{
 // object arrays; V8 arrays, Maps, Sets, and Objects with at least 64
 // properties), with their entry counts and retained sizes, sorted by
 // retained size, then entries (largest first), then type name, then ID.
-// Only reachable containers are listed; top > 0 keeps the first top.
+// Only reachable containers are listed, and not Python namespaces (the
+// __dict__ of a module, class or instance); top > 0 keeps the first top.
 //
 // Entry counts come from the edges (a container's own size field is not
 // in the graph): index edges for lists and arrays; for Python dicts the
@@ -129,10 +132,20 @@ func Containers(t *DomTree, top int) []Container {
 		}
 	}
 	names := newNameMatcher(g)
+	// Namespaces (the __dict__ of a module, a class or an instance) hold
+	// a program's names, not its data: they are not listed.
+	namespace := newBitset(g.NumObjects())
+	if g.Meta().Runtime == "python" {
+		for _, e := range g.AllEdges() {
+			if names.is(e.Label, "__dict__") {
+				namespace.set(uint32(e.To))
+			}
+		}
+	}
 	var out []Container
 	for v, ty := range g.Types() {
 		id := heap.ObjectID(v)
-		if byType[ty] == 0 || !t.Reachable(id) {
+		if byType[ty] == 0 || !t.Reachable(id) || namespace.has(uint32(v)) {
 			continue
 		}
 		k := kinds[byType[ty]-1]
@@ -237,17 +250,40 @@ var nextField = []string{"next"}
 // maxChain bounds the nodes counted in one bucket chain, against cycles.
 const maxChain = 1 << 20
 
+// slot returns the slot number of an edge to an element: an index label,
+// or a name made of digits (V8 names the slots of hash tables "1020").
+func slot(g *heap.Graph, l heap.Label) (uint64, bool) {
+	if l.IsIndex() {
+		return uint64(l.Index()), true
+	}
+	name := g.EdgeName(l)
+	if name == "" || len(name) > 18 || strings.Trim(name, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(name, 10, 64)
+	return n, err == nil
+}
+
 func countEntries(g *heap.Graph, id heap.ObjectID, rule entryRule, m *nameMatcher) int {
 	n, keys, vals := 0, 0, 0
+	var residues [3]int
 	for _, e := range g.Edges(id) {
 		k := e.Label.Kind()
 		if k == heap.Weak {
 			continue
 		}
 		switch rule {
-		case countIndex, countPairs:
-			if e.Label.IsIndex() {
+		case countIndex:
+			if _, ok := slot(g, e.Label); ok {
 				n++
+			}
+		case countPairs:
+			// A V8 ordered hash map stores an entry as three slots (key,
+			// value, chain); keys that are small integers are no edge.
+			// The values share one slot number modulo 3, the keys
+			// another: count the larger class.
+			if i, ok := slot(g, e.Label); ok {
+				residues[i%3]++
 			}
 		case countKeyed:
 			if m.bracketed(e.Label) || (!e.Label.IsIndex() && strings.HasPrefix(g.EdgeName(e.Label), ".")) {
@@ -279,7 +315,7 @@ func countEntries(g *heap.Graph, id heap.ObjectID, rule entryRule, m *nameMatche
 	case countKeyed:
 		return max(keys, vals)
 	case countPairs:
-		return n / 2
+		return max(residues[0], residues[1], residues[2])
 	}
 	return n
 }
