@@ -92,6 +92,24 @@ func TestNodeLeaks(t *testing.T) {
 	if !strings.Contains(why, "contexts Map -> table (array) -> [*] RequestContext") {
 		t.Errorf("why RequestContext does not go through the contexts map:\n%s", why)
 	}
+	// V8 ids are stable: diff tells which objects are new, not only which
+	// types grew.
+	var d struct {
+		Rows []struct {
+			Type       string `json:"type"`
+			CountDelta int    `json:"count_delta"`
+			New        int    `json:"new"`
+		} `json:"rows"`
+	}
+	runJSON(t, &d, "diff", "--json", "--top", "0", snap("baseline"), snap("final"))
+	for _, r := range d.Rows {
+		if r.Type == "RequestContext" && (r.New != 600 || r.CountDelta != 600) {
+			t.Errorf("diff: RequestContext +%d, %d new; want 600 and 600", r.CountDelta, r.New)
+		}
+		if r.Type == "CacheEntry" && r.New < 50 {
+			t.Errorf("diff: %d new CacheEntry, want all 50 of the bounded cache replaced", r.New)
+		}
+	}
 }
 
 // TestJavaLeaks runs a real Java program with two planted leaks (a static
