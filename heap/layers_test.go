@@ -1,0 +1,43 @@
+package heap_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestLayers checks that the packages depend on each other only in the
+// house's direction: readers -> heap <- analyses <- renderers <- cmd.
+func TestLayers(t *testing.T) {
+	const mod = "github.com/heapscope/heapscope/"
+	allowed := map[string][]string{
+		"heap":            {},
+		"pysnap":          {"heap"},
+		"hprof":           {"heap"},
+		"heapsnapshot":    {"heap"},
+		"inspector":       {},
+		"heapfile":        {"heap", "pysnap", "hprof", "heapsnapshot"},
+		"analyze":         {"heap"},
+		"internal/report": {"heap", "analyze"},
+		"agent":           {},
+	}
+	for pkg, ok := range allowed {
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "../"+pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			rest, ours := strings.CutPrefix(dep, mod)
+			if !ours || rest == pkg {
+				continue
+			}
+			allowedDep := false
+			for _, a := range ok {
+				allowedDep = allowedDep || a == rest
+			}
+			if !allowedDep {
+				t.Errorf("%s depends on %s, which its layer must not know", pkg, rest)
+			}
+		}
+	}
+}
