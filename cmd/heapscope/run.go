@@ -36,6 +36,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	every := fs.Duration("every", 0, "take a snapshot every `DURATION` (e.g. 30s)")
 	values := fs.Bool("values", true, "write prefixes of string and bytes values (false: none; snapshots can hold secrets)")
 	children := fs.Bool("children", false, "child processes of the program take snapshots too")
+	maxValue := fs.Int("max-value-len", 64, "write at most `N` characters of each str or bytes value (Python)")
+	noCollect := fs.Bool("no-collect", false, "do not run gc.collect() before each snapshot (Python)")
 	// Flags stop at the first argument that is not one: the program's own
 	// flags must not be read as heapscope's.
 	if err := fs.Parse(args); err != nil {
@@ -50,6 +52,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if *out == "" {
 		return usagef("run needs -o DIR")
+	}
+	if *maxValue < 0 {
+		return usagef("--max-value-len must not be negative")
 	}
 	if !*atExit && *sig == "" && *every <= 0 {
 		return usagef("run needs at least one of --at-exit, --signal SIGNAL and --every DURATION")
@@ -85,6 +90,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	env := agent.Env(os.Environ(), agent.RunOptions{
 		OutDir: dir, AtExit: *atExit, Signal: *sig, Every: *every,
 		NoValues: !*values, Children: *children, PackageDir: pkg, SiteDir: site,
+		MaxValueLen: *maxValue, NoCollect: *noCollect,
 	})
 	env = agent.NodeEnv(env, preload)
 
