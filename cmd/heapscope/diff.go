@@ -8,27 +8,21 @@ import (
 )
 
 func runDiff(args []string, stdout, stderr io.Writer) error {
-	fs := flagSet("diff", "BEFORE AFTER", stderr)
-	var out outputFlags
-	out.register(fs, 20)
-	pos, err := parse(fs, args, 2, 2)
+	a := newAnalysis("diff", "BEFORE AFTER", stderr, 20)
+	pos, f, err := a.parse(args, 2, 2)
 	if err != nil {
 		return err
 	}
-	f, err := out.resolve()
+	before, bsrc, err := load(pos[0], stderr, a.out.verbose)
 	if err != nil {
 		return err
 	}
-	before, bsrc, err := load(pos[0], stderr, out.verbose)
-	if err != nil {
-		return err
-	}
-	after, asrc, err := load(pos[1], stderr, out.verbose)
+	after, asrc, err := load(pos[1], stderr, a.out.verbose)
 	if err != nil {
 		return err
 	}
 	// V8 node ids are stable within one process: compare identities too.
 	opt := analyze.DiffOptions{Identity: before.Meta().Runtime == "v8" && after.Meta().Runtime == "v8"}
 	rows := analyze.Diff(before, after, opt)
-	return report.Diff(stdout, f, bsrc, asrc, cut(rows, out.top), len(rows))
+	return report.Diff(stdout, f, bsrc, asrc, cut(rows, a.out.top), len(rows))
 }

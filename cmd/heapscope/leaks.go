@@ -24,18 +24,12 @@ func loadThree(pos []string, stderr io.Writer, verbose bool) ([3]*heap.Graph, []
 }
 
 func runLeaks(args []string, stdout, stderr io.Writer) error {
-	fs := flagSet("leaks", "BASELINE TARGET FINAL", stderr)
-	var out outputFlags
-	out.register(fs, 10)
-	all := fs.Bool("all", false, "also show findings that match the known-noise catalogue, marked")
-	suppress := fs.String("suppress", "", "JSON `file` of extra noise rules (and disable_noise) to apply")
-	listNoise := fs.Bool("list-noise", false, "list the noise rules in force and exit")
-	scaling := fs.Bool("scaling", false, "keep only findings that grew in proportion from baseline to target to final (snapshots after equal work)")
-	pos, err := parse(fs, args, 0, 3)
-	if err != nil {
-		return err
-	}
-	f, err := out.resolve()
+	a := newAnalysis("leaks", "BASELINE TARGET FINAL", stderr, 10)
+	all := a.fs.Bool("all", false, "also show findings that match the known-noise catalogue, marked")
+	suppress := a.fs.String("suppress", "", "JSON `file` of extra noise rules (and disable_noise) to apply")
+	listNoise := a.fs.Bool("list-noise", false, "list the noise rules in force and exit")
+	scaling := a.fs.Bool("scaling", false, "keep only findings that grew in proportion from baseline to target to final (snapshots after equal work)")
+	pos, f, err := a.parse(args, 0, 3)
 	if err != nil {
 		return err
 	}
@@ -49,7 +43,7 @@ func runLeaks(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 3 {
 		return usagef("leaks takes 3 arguments (baseline, target, final), got %d", len(pos))
 	}
-	gs, srcs, err := loadThree(pos, stderr, out.verbose)
+	gs, srcs, err := loadThree(pos, stderr, a.out.verbose)
 	if err != nil {
 		return err
 	}
@@ -61,5 +55,5 @@ func runLeaks(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return report.Leaks(stdout, f, srcs, gs[2], rep, cut(rep.Findings, out.top))
+	return report.Leaks(stdout, f, srcs, gs[2], rep, cut(rep.Findings, a.out.top))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"io"
 
 	"github.com/heapscope/heapscope/internal/report"
 )
@@ -37,6 +38,31 @@ func (o *outputFlags) resolve() (report.Format, error) {
 		return 0, usagef("--top must not be negative")
 	}
 	return f, nil
+}
+
+// analysisFlags starts the flag set of an analysis command: the output
+// flags, with --top defaulting to top. Commands add their own flags to fs
+// before calling parse.
+type analysisFlags struct {
+	fs  *flag.FlagSet
+	out outputFlags
+}
+
+func newAnalysis(name, args string, stderr io.Writer, top int) *analysisFlags {
+	a := &analysisFlags{fs: flagSet(name, args, stderr)}
+	a.out.register(a.fs, top)
+	return a
+}
+
+// parse parses args (between min and max positional arguments) and
+// returns the positional arguments and the output format.
+func (a *analysisFlags) parse(args []string, min, max int) ([]string, report.Format, error) {
+	pos, err := parse(a.fs, args, min, max)
+	if err != nil {
+		return nil, 0, err
+	}
+	f, err := a.out.resolve()
+	return pos, f, err
 }
 
 // cut returns the first top rows of rows (all when top is 0).

@@ -11,49 +11,41 @@ import (
 )
 
 func runTop(args []string, stdout, stderr io.Writer) error {
-	fs := flagSet("top", "SNAPSHOT", stderr)
-	var out outputFlags
-	out.register(fs, 10)
-	pos, err := parse(fs, args, 1, 1)
+	a := newAnalysis("top", "SNAPSHOT", stderr, 10)
+	pos, f, err := a.parse(args, 1, 1)
 	if err != nil {
 		return err
 	}
-	f, err := out.resolve()
+	g, src, err := load(pos[0], stderr, a.out.verbose)
 	if err != nil {
 		return err
 	}
-	g, src, err := load(pos[0], stderr, out.verbose)
-	if err != nil {
-		return err
-	}
-	a := analyzeGraph(g, stderr, false)
-	n := out.top
+	an := analyzeGraph(g, stderr, false)
+	n := a.out.top
 	if n == 0 {
 		n = g.NumObjects()
 	}
 	var d report.TopData
-	for _, id := range analyze.TopRetained(a.tree, n) {
-		d.Objects = append(d.Objects, report.TopObject{Object: id, Chain: analyze.DominatorChain(a.tree, id)})
+	for _, id := range analyze.TopRetained(an.tree, n) {
+		d.Objects = append(d.Objects, report.TopObject{Object: id, Chain: analyze.DominatorChain(an.tree, id)})
 	}
-	types := analyze.RetainedByType(a.tree)
-	d.Types, d.TypesTotal = cut(types, out.top), len(types)
-	d.Native = cut(analyze.NativeByType(a.tree, a.held), out.top)
-	d.Unreachable = analyze.Unreachables(a.tree)
-	return report.Top(stdout, f, src, a.tree, d)
+	types := analyze.RetainedByType(an.tree)
+	d.Types, d.TypesTotal = cut(types, a.out.top), len(types)
+	d.Native = cut(analyze.NativeByType(an.tree, an.held), a.out.top)
+	d.Unreachable = analyze.Unreachables(an.tree)
+	return report.Top(stdout, f, src, an.tree, d)
 }
 
 func runTree(args []string, stdout, stderr io.Writer) error {
-	fs := flagSet("tree", "SNAPSHOT", stderr)
-	var out outputFlags
-	out.register(fs, 10)
-	depth := fs.Int("depth", 3, "show `N` levels below the start")
-	minSize := fs.String("min-size", "0", "hide subtrees retaining less than `BYTES` (suffixes K, M, G)")
-	from := fs.String("from", "", "start at this object (an address, e.g. 0x7f3a...) instead of the roots")
-	pos, err := parse(fs, args, 1, 1)
+	a := newAnalysis("tree", "SNAPSHOT", stderr, 10)
+	depth := a.fs.Int("depth", 3, "show `N` levels below the start")
+	minSize := a.fs.String("min-size", "0", "hide subtrees retaining less than `BYTES` (suffixes K, M, G)")
+	from := a.fs.String("from", "", "start at this object (an address, e.g. 0x7f3a...) instead of the roots")
+	pos, f, err := a.parse(args, 1, 1)
 	if err != nil {
 		return err
 	}
-	f, err := out.resolve()
+	g, src, err := load(pos[0], stderr, a.out.verbose)
 	if err != nil {
 		return err
 	}
@@ -61,11 +53,7 @@ func runTree(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--min-size: %v", err)
 	}
-	g, src, err := load(pos[0], stderr, out.verbose)
-	if err != nil {
-		return err
-	}
-	a := analyzeGraph(g, stderr, false)
+	an := analyzeGraph(g, stderr, false)
 	start := analyze.SuperRoot
 	if *from != "" {
 		addr, err := strconv.ParseUint(strings.TrimPrefix(*from, "0x"), 16, 64)
@@ -78,8 +66,8 @@ func runTree(args []string, stdout, stderr io.Writer) error {
 		}
 		start = id
 	}
-	lines := analyze.TreeView(a.tree, start, analyze.TreeOptions{MaxDepth: *depth, MinRetained: min, MaxChildren: out.top})
-	return report.Tree(stdout, f, src, a.tree, lines)
+	lines := analyze.TreeView(an.tree, start, analyze.TreeOptions{MaxDepth: *depth, MinRetained: min, MaxChildren: a.out.top})
+	return report.Tree(stdout, f, src, an.tree, lines)
 }
 
 // parseSize parses "1024", "64K", "1.5M", "2G" (powers of 1024).
@@ -101,15 +89,9 @@ func parseSize(s string) (uint64, error) {
 }
 
 func runWhy(args []string, stdout, stderr io.Writer) error {
-	fs := flagSet("why", "SNAPSHOT SELECTOR", stderr)
-	var out outputFlags
-	out.register(fs, 10)
-	weak := fs.Bool("weak", false, "follow weak references too")
-	pos, err := parse(fs, args, 2, 2)
-	if err != nil {
-		return err
-	}
-	f, err := out.resolve()
+	a := newAnalysis("why", "SNAPSHOT SELECTOR", stderr, 10)
+	weak := a.fs.Bool("weak", false, "follow weak references too")
+	pos, f, err := a.parse(args, 2, 2)
 	if err != nil {
 		return err
 	}
@@ -117,17 +99,17 @@ func runWhy(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	g, src, err := load(pos[0], stderr, out.verbose)
+	g, src, err := load(pos[0], stderr, a.out.verbose)
 	if err != nil {
 		return err
 	}
-	a := analyzeGraph(g, stderr, *weak)
+	an := analyzeGraph(g, stderr, *weak)
 	objs := analyze.Select(g, sel)
 	if len(objs) == 0 {
 		return fmt.Errorf("%s selects no object in %s", pos[1], pos[0])
 	}
-	groups, unreached := analyze.MergePaths(a.paths, a.tree, objs)
-	return report.Why(stdout, f, src, g, pos[1], len(objs), groups, cut(groups, out.top), unreached)
+	groups, unreached := analyze.MergePaths(an.paths, an.tree, objs)
+	return report.Why(stdout, f, src, g, pos[1], len(objs), groups, cut(groups, a.out.top), unreached)
 }
 
 // parseSelector reads a why selector: an address (0x...), "value:TEXT"
@@ -151,43 +133,31 @@ func parseSelector(s string) (analyze.Selector, error) {
 }
 
 func runContainers(args []string, stdout, stderr io.Writer) error {
-	fs := flagSet("containers", "SNAPSHOT", stderr)
-	var out outputFlags
-	out.register(fs, 20)
-	pos, err := parse(fs, args, 1, 1)
+	a := newAnalysis("containers", "SNAPSHOT", stderr, 20)
+	pos, f, err := a.parse(args, 1, 1)
 	if err != nil {
 		return err
 	}
-	f, err := out.resolve()
+	g, src, err := load(pos[0], stderr, a.out.verbose)
 	if err != nil {
 		return err
 	}
-	g, src, err := load(pos[0], stderr, out.verbose)
-	if err != nil {
-		return err
-	}
-	a := analyzeGraph(g, stderr, false)
+	an := analyzeGraph(g, stderr, false)
 	var rows []report.ContainerRow
-	for _, c := range analyze.Containers(a.tree, out.top) {
-		p, _ := a.paths.Path(c.Object)
+	for _, c := range analyze.Containers(an.tree, a.out.top) {
+		p, _ := an.paths.Path(c.Object)
 		rows = append(rows, report.ContainerRow{Container: c, Path: p})
 	}
-	return report.Containers(stdout, f, src, a.tree, rows)
+	return report.Containers(stdout, f, src, an.tree, rows)
 }
 
 func runDuplicates(args []string, stdout, stderr io.Writer) error {
-	fs := flagSet("duplicates", "SNAPSHOT", stderr)
-	var out outputFlags
-	out.register(fs, 20)
-	pos, err := parse(fs, args, 1, 1)
+	a := newAnalysis("duplicates", "SNAPSHOT", stderr, 20)
+	pos, f, err := a.parse(args, 1, 1)
 	if err != nil {
 		return err
 	}
-	f, err := out.resolve()
-	if err != nil {
-		return err
-	}
-	g, src, err := load(pos[0], stderr, out.verbose)
+	g, src, err := load(pos[0], stderr, a.out.verbose)
 	if err != nil {
 		return err
 	}
@@ -196,5 +166,5 @@ func runDuplicates(args []string, stdout, stderr io.Writer) error {
 		r = analyze.ShortestPaths(g, analyze.PathOptions{})
 		return nil
 	})
-	return report.Duplicates(stdout, f, src, analyze.Duplicates(g, r, out.top))
+	return report.Duplicates(stdout, f, src, analyze.Duplicates(g, r, a.out.top))
 }

@@ -9,21 +9,15 @@ import (
 )
 
 func runTrend(args []string, stdout, stderr io.Writer) error {
-	fs := flagSet("trend", "S1 S2 S3 ...", stderr)
-	var out outputFlags
-	out.register(fs, 20)
-	pos, err := parse(fs, args, 2, -1)
-	if err != nil {
-		return err
-	}
-	f, err := out.resolve()
+	a := newAnalysis("trend", "S1 S2 S3 ...", stderr, 20)
+	pos, f, err := a.parse(args, 2, -1)
 	if err != nil {
 		return err
 	}
 	var snaps []*heap.Graph
 	var srcs []report.Source
 	for _, p := range pos {
-		g, src, err := load(p, stderr, out.verbose)
+		g, src, err := load(p, stderr, a.out.verbose)
 		if err != nil {
 			return err
 		}
@@ -35,5 +29,5 @@ func runTrend(args []string, stdout, stderr io.Writer) error {
 		rep = analyze.TrendAll(snaps)
 		return nil
 	})
-	return report.Trend(stdout, f, srcs, rep, cut(rep.Types, out.top))
+	return report.Trend(stdout, f, srcs, rep, cut(rep.Types, a.out.top))
 }
