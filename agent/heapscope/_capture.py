@@ -13,8 +13,13 @@ Rules this module lives by (see agent/doc.go and docs/pysnap-format.md):
   to classes and names for which it cannot reach Python code.
 * Work is done a chunk of objects at a time with vectorized C-level calls
   (map, itertools, array), so that the per-object cost stays close to a
-  bare gc.get_referents traversal. A chunk is sorted by kind; each kind
-  has a handler that emits the edges of all its objects at once.
+  bare gc.get_referents traversal. A chunk is sorted by kind and type;
+  each kind has a handler that emits the edges of all its objects at once.
+  Sizes of exact str/bytes/int/float/list/tuple/dict and plain instances
+  are the type's C __sizeof__ called directly plus a per-type constant
+  learnt from sys.getsizeof on the first object (much cheaper than
+  sys.getsizeof per object); values and STRINGS of ASCII text are joined
+  as one str and encoded once.
 * Phase 1 walks gc.get_objects(), except exact dicts and tuples, which
   wait until the objects that give their entries names (modules, classes,
   instances, functions with closures) are done. Objects gc.get_objects()
@@ -22,7 +27,8 @@ Rules this module lives by (see agent/doc.go and docs/pysnap-format.md):
   executing frames, frozen objects) are discovered as edge targets and
   queued; an untracked target whose reference count says it has exactly
   one referrer is queued without a seen-set (it cannot be met again),
-  which keeps the seen-set small.
+  which keeps the seen-set small; such objects are written with the
+  reference count 1 measured then (no second measurement).
 * While a chunk's reference counts are measured, the agent holds exactly
   `self.rc_offset` references to each object of the chunk (its container
   list, the chunk list and the iterator of map); this is calibrated on a
@@ -152,6 +158,13 @@ INLINE_VALUES = sys.version_info >= (3, 11)
  K_TUPLE, K_DICT, K_INST, K_INSTX, K_DICTLIKE, K_MODULE, K_TYPE, K_FUNC,
  K_FRAME, K_CELL, K_METHOD, K_BMETHOD, K_WEAKREF, K_MWRAPPER) = range(22)
 LEAVES = (K_LEAF, K_STR, K_BYTES, K_INT, K_FLOAT)
+# Kinds whose objects are never gc-tracked (not GC types).
+UNTRACKABLE = (K_STR, K_BYTES, K_INT, K_FLOAT)
+# Kinds whose sizes are the type's C __sizeof__ plus a per-type constant
+# (the GC header and pre-header that sys.getsizeof adds).
+SIZER_KINDS = (K_STR, K_BYTES, K_INT, K_FLOAT, K_LIST, K_TUPLE, K_DICT, K_INST)
+SKEY_SHIFT = 22
+SKEY_MULTI = (1 << SKEY_SHIFT) - 1   # sort key type part shared by several types
 
 
 def _probe_sizes():
@@ -269,6 +282,9 @@ class Capture:
         self.types_name = []
         self.ntypes = 0
         self.tkind = {}          # id(type) -> kind
+        self.skey = {}           # id(type) -> sort key: kind << 22 | type index
+        self.sizer = {}          # id(type) -> C __sizeof__ of the type (safe kinds only)
+        self.sizeoff = {}        # id(type) -> getsizeof(o) - sizer(o), learnt on the first object
         self.tindex = {}         # id(type) -> type index
         self.unsafe_size = {}    # id(type) -> True for types with a Python __sizeof__
         self.keycache_item = {}  # copy of a str key -> label of ['key']
@@ -279,7 +295,8 @@ class Capture:
         self.exec_frames = set()  # ids of executing frames (stack walk)
         self.seen = set()        # ids of objects queued (non-unique untracked, frames, frozen)
         self.tracked_ids = None  # ids of gc.get_objects() when objects are frozen
-        self.pending = []
+        self.pending = []        # queued objects whose reference count is measured
+        self.pending_uniq = []   # untracked objects known to have exactly one referrer
         self.deferred = []
         self.defer = True
         self.rc_offset = 0
@@ -320,32 +337,38 @@ class Capture:
         come (bounded memory for heaps with millions of distinct keys)."""
         i = self.names.get(s)
         if i is None:
+            # A copy: s may be the program's (a type's __qualname__, a
+            # module name), and the tables must not hold its references.
+            s = _copy_str(s)
             i = self.nnames
             self.nnames += 1
             if i < MAX_NAMES:
                 self.names[s] = i
-            self.new_strings.append(s.encode("utf-8", "backslashreplace"))
+            self.new_strings.append(s)
         return i
 
     def names_of(self, strs):
         """name() for a list of strings, vectorized."""
         res = list(map(self.names.get, strs))
-        miss = list(compress(range(len(strs)), map(is_, res, repeat(None))))
-        if miss:
-            new = list(dict.fromkeys(map(strs.__getitem__, miss)))
+        if None in res:
+            new = list(dict.fromkeys(compress(strs, map(is_, res, repeat(None)))))
             start = self.nnames
             self.nnames += len(new)
             idx = dict(zip(new, range(start, start + len(new))))
-            self.new_strings.extend(map(str.encode, new, repeat("utf-8"), repeat("backslashreplace")))
-            for i in miss:
-                res[i] = idx[strs[i]]
+            self.new_strings.extend(new)
+            # Known names keep their index (the default of idx.get).
+            res = list(map(idx.get, strs, res))
             if len(self.names) < MAX_NAMES:
                 self.names.update(idx)
         return res
 
     def flush_tables(self):
-        if self.new_strings:
-            self.w.strings(self.new_strings)
+        ns = self.new_strings
+        if ns:
+            if all(map(str.isascii, ns)):
+                self.w.blob_section(F.STRINGS, len(ns), _ascii_blob(ns))
+            else:
+                self.w.strings(list(map(str.encode, ns, repeat("utf-8"), repeat("backslashreplace"))))
             self.new_strings = []
         if self.types_addr:
             self.w.types(self.types_addr, self.types_name)
@@ -379,6 +402,15 @@ class Capture:
         except Exception as e:
             _host(e)
             self.unsafe_size[tid] = True
+        if k in SIZER_KINDS and not self.unsafe_size.get(tid):
+            try:
+                found, sz = _mro_lookup(t, "__sizeof__")
+                if found and _is_csizeof(sz):
+                    self.sizer[tid] = sz
+            except Exception as e:
+                _host(e)
+        ti = self.tindex[tid]
+        self.skey[tid] = (k << 22) | (ti if ti < (1 << 22) else (1 << 22) - 1)
         self.tkind[tid] = k
         return k
 
@@ -450,11 +482,10 @@ class Capture:
         n = len(keys)
         if not n:
             return []
-        kt = set(map(id, map(type, keys)))   # ids: never hash a type
-        if len(kt) == 1 and id(str) in kt:
+        isstr = list(map(is_, map(type, keys), repeat(str)))   # identity: never compare types
+        if all(isstr):
             return self._str_labels(keys, attr)
         res = [0] * n
-        isstr = list(map(is_, map(type, keys), repeat(str)))
         si = list(compress(range(n), isstr))
         if si:
             for i, l in zip(si, self._str_labels(list(map(keys.__getitem__, si)), attr)):
@@ -474,22 +505,27 @@ class Capture:
         # objects, whose reference counts must not change).
         cache = self.keycache_attr if attr else self.keycache_item
         res = list(map(cache.get, keys))
-        miss = list(compress(range(len(keys)), map(is_, res, repeat(None))))
-        if miss:
-            mk = list(map(keys.__getitem__, miss))
-            uk = list(dict.fromkeys(mk))      # distinct missing keys (exact strs)
+        if None in res:
+            # Distinct missing keys (exact strs; hashing and comparing them
+            # runs no code of the program).
+            uk = list(dict.fromkeys(compress(keys, map(is_, res, repeat(None)))))
             if attr:
                 labs = list(map(add, repeat("."), map(str.__getitem__, uk, repeat(slice(0, 128)))))
             else:
                 labs = list(map(add, map(add, repeat("["), map(str.__getitem__, map(repr, map(
                     str.__getitem__, uk, repeat(slice(0, 80)))), repeat(slice(0, 64)))), repeat("]")))
             ids = self.names_of(labs)
-            local = dict(zip(map("".join, zip(repeat(""), uk)), ids))
-            for i, l in zip(miss, map(local.__getitem__, mk)):
-                res[i] = l
-            if len(cache) < MAX_KEYCACHE:
-                cache.update(local)
+            del labs
+            # local holds the program's keys only while this runs; the
+            # cache keeps copies (the keys' reference counts must not
+            # change across chunks).
+            local = dict(zip(uk, ids))
+            res = list(map(local.get, keys, res))
             del local
+            room = MAX_KEYCACHE - len(cache)
+            if room > 0:
+                cache.update(zip(map("".join, zip(repeat(""), uk[:room])), ids[:room]))
+            del uk
         return res
 
     def _str_key_label(self, k, attr):
@@ -523,9 +559,11 @@ class Capture:
         rl = list(map(_getrefcount, untr))
         return untr, rl
 
-    def run_batch(self, container):
+    def run_batch(self, container, rc1=False):
         """Processes container (a list that holds the only agent reference
-        to each of its objects) chunk by chunk."""
+        to each of its objects) chunk by chunk. rc1: every object is known
+        to have exactly one referrer (an untracked object whose count was
+        measured when it was discovered)."""
         n = len(container)
         lo = 0
         box = []
@@ -534,48 +572,56 @@ class Capture:
             # caller's stack until it returns, and the slice would hold a
             # second reference to each object while it is measured.
             box.append(container[lo:lo + CHUNK])
-            self.chunk(box)
+            self.chunk(box, rc1)
             lo += CHUNK
 
-    def chunk(self, box):
+    def chunk(self, box, rc1=False):
         sl = box.pop()
         n = len(sl)
         tids = list(map(id, map(type, sl)))
-        tk = self.tkind.get
-        kinds = list(map(tk, tids))
-        if None in kinds:
+        sk = self.skey.get
+        keys = list(map(sk, tids))
+        if None in keys:
             # New types: register each once (a dict keyed by id: hashing a
             # type could run its metaclass's __hash__).
-            miss = list(compress(sl, map(is_, kinds, repeat(None))))
+            miss = list(compress(sl, map(is_, keys, repeat(None))))
             for t in dict(zip(map(id, map(type, miss)), map(type, miss))).values():
                 self.register(t)
             del miss, t
-            kinds = list(map(tk, tids))
-        order = sorted(range(n), key=kinds.__getitem__)
-        ks = list(map(kinds.__getitem__, order))
-        del kinds
-        chunk = list(map(sl.__getitem__, order))
-        tids = list(map(tids.__getitem__, order))
-        del sl, order
-        # Group boundaries.
-        bounds = []
-        i = 0
-        while i < n:
-            k = ks[i]
-            j = _bisect_right(ks, k, i, n)
-            bounds.append((k, i, j))
-            i = j
-        del ks
+            keys = list(map(sk, tids))
+        # Group by type (kind first). One type: no reordering.
+        k0 = keys[0]
+        if keys.count(k0) == n:
+            chunk = sl
+            del sl
+            bounds = [(k0, 0, n)]
+        else:
+            order = sorted(range(n), key=keys.__getitem__)
+            ks = list(map(keys.__getitem__, order))
+            chunk = list(map(sl.__getitem__, order))
+            tids = list(map(tids.__getitem__, order))
+            del sl, order
+            bounds = []
+            i = 0
+            while i < n:
+                k = ks[i]
+                j = _bisect_right(ks, k, i, n)
+                bounds.append((k, i, j))
+                i = j
+            del ks
+        del keys
         # Exclusions: deferred dicts/tuples (phase 1) and agent frames.
         drop = False
         for k, i, j in bounds:
+            k >>= SKEY_SHIFT
             if k == K_FRAME or (self.defer and (k == K_DICT or k == K_TUPLE)):
                 drop = True
         if drop:
             keep = []
             nb = []
             pos = 0
-            for k, i, j in bounds:
+            for sk_, i, j in bounds:
+                k = sk_ >> SKEY_SHIFT
                 g = chunk[i:j]
                 if self.defer and (k == K_DICT or k == K_TUPLE):
                     self.deferred.extend(g)
@@ -586,7 +632,7 @@ class Capture:
                     if not g:
                         continue
                 keep.append(g)
-                nb.append((k, pos, pos + len(g)))
+                nb.append((sk_, pos, pos + len(g)))
                 pos += len(g)
                 del g
             chunk = list(chain.from_iterable(keep))
@@ -596,32 +642,64 @@ class Capture:
             n = len(chunk)
             if not n:
                 return
-        self._emit(chunk, bounds, tids)
+        self._emit(chunk, bounds, tids, rc1)
 
-    def _emit(self, chunk, bounds, ctids):
+    def _emit(self, chunk, bounds, ctids, rc1=False):
         # Reference counts first, while the agent holds exactly
         # rc_offset references to each object.
-        rc = self._measure(chunk)
         n = len(chunk)
-        off = self.rc_offset
-        addr = F.u64s(map(id, chunk))
-        try:
-            rca = F.u64s(map(sub, rc, repeat(off)))
-        except OverflowError:  # a count that fell while measured
-            rca = F.u64s([x - off if x > off else 0 for x in rc])
-        del rc
-        typ = F.u32s(map(self.tindex.__getitem__, ctids))
-        # Sizes.
-        if not self.unsafe_size or self.unsafe_size.keys().isdisjoint(ctids):
-            try:
-                size = F.u64s(map(_getsizeof, chunk))
-            except Exception as e:
-                _host(e)
-                size = F.u64s(map(self._size_one, chunk))
+        if rc1:
+            rca = F.u64s((1,)) * n
         else:
-            size = F.u64s(map(self._size_one, chunk))
-        # Flags.
-        flags = bytearray(map(_is_tracked, chunk))
+            rc = self._measure(chunk)
+            off = self.rc_offset
+            try:
+                rca = F.u64s(list(map(sub, rc, repeat(off))))
+            except OverflowError:  # a count that fell while measured
+                rca = F.u64s([x - off if x > off else 0 for x in rc])
+            del rc
+        addr = F.u64s(list(map(id, chunk)))
+        # Types, sizes and flags, a group (one type, or several that share
+        # a sort key) at a time.
+        typ = F.u32s()
+        size = F.u64s()
+        flags = bytearray()
+        tix = self.tindex
+        for sk_, i, j in bounds:
+            k = sk_ >> SKEY_SHIFT
+            m = j - i
+            g = chunk[i:j]
+            tid = ctids[i]
+            single = (sk_ & SKEY_MULTI) != SKEY_MULTI
+            if single:
+                typ.extend(F.u32s((tix[tid],)) * m)
+            else:
+                typ.extend(F.u32s(list(map(tix.__getitem__, ctids[i:j]))))
+            sz = self.sizer.get(tid) if single else None
+            if sz is not None:
+                off = self.sizeoff.get(tid)
+                if off is None:
+                    off = self.sizeoff[tid] = self._sizeoff(g[0], sz)
+                if off == 0:
+                    size.extend(F.u64s(list(map(sz, g))))
+                elif off > 0:
+                    size.extend(F.u64s(list(map(off.__add__, map(sz, g)))))
+                else:
+                    sz = None
+            if sz is None:
+                if not self.unsafe_size or self.unsafe_size.keys().isdisjoint(ctids[i:j]):
+                    try:
+                        size.extend(F.u64s(list(map(_getsizeof, g))))
+                    except Exception as e:
+                        _host(e)
+                        size.extend(F.u64s(list(map(self._size_one, g))))
+                else:
+                    size.extend(F.u64s(list(map(self._size_one, g))))
+            if k in UNTRACKABLE:
+                flags.extend(bytes(m))
+            else:
+                flags.extend(map(_is_tracked, g))
+            del g
         if PY312:
             for i in compress(range(n), map(IMMORTAL_MIN.__le__, rca)):
                 flags[i] |= F.F_IMMORTAL
@@ -635,8 +713,9 @@ class Capture:
         vals_addr = F.u64s()
         vals = []
         dig_addr = F.u64s()
-        dig = F.u64s()
-        for k, i, j in bounds:
+        dig = array("q")
+        for sk_, i, j in bounds:
+            k = sk_ >> SKEY_SHIFT
             g = chunk[i:j]
             try:
                 self._edges(k, g, i, ne, tgt, lab, weak)
@@ -653,38 +732,59 @@ class Capture:
                 self._generic(g, ne, tgt, lab)
             if k == K_STR or k == K_BYTES:
                 dig_addr.extend(addr[i:j])
-                dig.extend(map(and_, map(hash, g), repeat(MASK64)))
+                dig.extend(array("q", list(map(hash, g))))
                 if self.values:
                     vals_addr.extend(addr[i:j])
+                    vl = self.vlen
                     if k == K_STR:
-                        vl = self.vlen
-                        vals.extend(map(str.encode, map(str.__getitem__, g, repeat(slice(0, vl))),
-                                        repeat("utf-8"), repeat("backslashreplace")))
+                        if all(map(str.isascii, g)):
+                            if max(map(len, g)) > vl:
+                                g = list(map(str.__getitem__, g, repeat(slice(0, vl))))
+                            vals.append(_ascii_blob(g))
+                        else:
+                            vals.append(_blob(list(map(str.encode, map(str.__getitem__, g, repeat(slice(0, vl))),
+                                                       repeat("utf-8"), repeat("backslashreplace")))))
                     else:
-                        vl = self.vlen
-                        vals.extend(map(str.encode, map(repr, map(bytes.__getitem__, g,
-                                                                  repeat(slice(0, vl))))))
+                        vals.append(_ascii_blob(list(map(repr, map(bytes.__getitem__, g,
+                                                                   repeat(slice(0, vl)))))))
             elif self.values and (k == K_INT or k == K_FLOAT):
                 if k == K_INT:
                     sel = list(map((63).__ge__, map(int.bit_length, g)))
-                    vals_addr.extend(compress(addr[i:j], sel))
-                    vals.extend(map(str.encode, map(int.__repr__, compress(g, sel))))
+                    if all(sel):
+                        vals_addr.extend(addr[i:j])
+                        vals.append(_ascii_blob(list(map(int.__repr__, g))))
+                    else:
+                        vals_addr.extend(compress(addr[i:j], sel))
+                        vals.append(_ascii_blob(list(map(int.__repr__, compress(g, sel)))))
                 else:
                     vals_addr.extend(addr[i:j])
-                    vals.extend(map(str.encode, map(float.__repr__, g)))
+                    vals.append(_ascii_blob(list(map(float.__repr__, g))))
             del g
         for i in self.opaque:
             flags[i] |= F.F_OPAQUE
-        targets = F.u64s(map(id, tgt))
+        targets = F.u64s(list(map(id, tgt)))
         # Discovery of objects gc.get_objects() does not list.
         self._discover(tgt, weak)
         del tgt, weak, chunk
         self.flush_tables()
         self.w.objects(addr, typ, size, rca, flags, ne, targets, lab)
         if vals_addr:
-            self.w.values(vals_addr, vals)
+            self.w.values_blob(vals_addr, b"".join(vals))
         if dig_addr:
             self.w.digests(dig_addr, dig)
+
+    def _sizeoff(self, o, sz):
+        """getsizeof(o) - sz(o) for the type's C __sizeof__ sz: the GC
+        header and pre-header, the same for every object of the type;
+        -1 if it cannot be learnt (the group then uses getsizeof)."""
+        try:
+            a = _getsizeof(o)
+            b = sz(o)
+            if type(a) is int and type(b) is int and 0 <= a - b <= 64:
+                return a - b
+        except Exception as e:
+            _host(e)
+        return -1
 
     def _size_one(self, o):
         t = type(o)
@@ -720,7 +820,7 @@ class Capture:
         untr, rl = self._untracked_rc(tgt)
         if untr:
             uniq = list(map(self.uniq_rc.__eq__, rl))
-            self.pending.extend(compress(untr, uniq))
+            self.pending_uniq.extend(compress(untr, uniq))
             multi = list(compress(untr, map(not_, uniq)))
             del uniq
             if multi:
@@ -984,7 +1084,9 @@ class Capture:
             for i, l in zip(ai, al):
                 kl[i] = l
         del keys
-        lab.extend(chain.from_iterable(zip(repeat(self.L_KEY), kl)))
+        part = F.u32s((self.L_KEY,)) * (2 * len(kl))
+        part[1::2] = F.u32s(kl)
+        lab.extend(part)
 
     # -- roots ------------------------------------------------------------------
 
@@ -1363,6 +1465,29 @@ def _inline_candidates(t):
         return ()
 
 
+def _lenpfx(n):
+    return "".join(map(chr, (n & 255, (n >> 8) & 255, (n >> 16) & 255, (n >> 24) & 255)))
+
+
+# n -> the u32 little-endian encoding of n as 4 latin-1 characters; built
+# once, never changed during a capture.
+LENPFX_MAX = 4096
+_LENPFX = tuple(map(_lenpfx, range(LENPFX_MAX)))
+
+
+def _ascii_blob(strs):
+    """count x (u32 length, bytes) for a list of ASCII strs, made with one
+    join and one encode (latin-1: the length characters may exceed 127)."""
+    if strs and max(map(len, strs)) >= LENPFX_MAX:
+        return _blob(list(map(str.encode, strs)))
+    return "".join(chain.from_iterable(zip(map(_LENPFX.__getitem__, map(len, strs)), strs))).encode("latin-1")
+
+
+def _blob(bs):
+    """count x (u32 length, bytes) for a list of bytes."""
+    return b"".join(chain.from_iterable(zip(map(F._pack_u32, map(len, bs)), bs)))
+
+
 def _copy_str(s):
     return "".join(("", s))
 
@@ -1505,7 +1630,7 @@ def capture(path, values, max_value_len, collect, state):
                 frames = cap.roots()
                 cap.run_batch(frames)
                 del frames
-                while cap.deferred or cap.pending:
+                while cap.deferred or cap.pending or cap.pending_uniq:
                     b = cap.deferred
                     cap.deferred = []
                     cap.run_batch(b)
@@ -1513,6 +1638,10 @@ def capture(path, values, max_value_len, collect, state):
                     b = cap.pending
                     cap.pending = []
                     cap.run_batch(b)
+                    del b
+                    b = cap.pending_uniq
+                    cap.pending_uniq = []
+                    cap.run_batch(b, True)
                     del b
         except OSError:
             raise
@@ -1522,7 +1651,7 @@ def capture(path, values, max_value_len, collect, state):
                 raise
             failure = _T_NAME(type(e))
         if failure:
-            cap.deferred = cap.pending = None
+            cap.deferred = cap.pending = cap.pending_uniq = None
             cap.warn("capture stopped early: %s; the snapshot is incomplete" % failure)
         return cap
     finally:

@@ -128,6 +128,11 @@ class Writer:
         self.section(kind, len(items), [b"".join(chain.from_iterable(
             zip(map(_pack_u32, map(len, items)), items)))])
 
+    def blob_section(self, kind, count, body):
+        """A section of count (u32 length, bytes) records already joined."""
+        if count:
+            self.section(kind, count, [body])
+
     def strings(self, encoded):
         self.blobs(STRINGS, encoded)
 
@@ -159,6 +164,13 @@ class Writer:
             return
         body = b"".join(chain.from_iterable(zip(map(_pack_u32, map(len, encoded)), encoded)))
         self.section(VALUES, n, [addr, body])
+
+    def values_blob(self, addr, body):
+        """A VALUES section whose (u32 length, bytes) records are already
+        joined in body."""
+        n = len(addr)
+        if n:
+            self.section(VALUES, n, [addr, body])
 
     def digests(self, addr, dig):
         if len(addr):

@@ -1,6 +1,6 @@
 """Benchmark of the heapscope Python agent against a bare stdlib traversal.
 
-    python3 bench/python/bench.py --objects 1000000 [--objgraph] [--out DIR]
+    python3 bench/python/bench.py --objects 1000000 [--objgraph] [--out DIR] [--keep PATH]
 
 Builds a heap of about N objects (a mix of class instances, dicts, lists,
 tuples, strs, ints and floats; about 30% of them gc-tracked), then, in the
@@ -19,7 +19,9 @@ time and VmHWM - VmRSS(at start): the method's extra peak memory. Forked
 children make every method start from the same state; measuring them one
 after another in one process would let a later method reuse memory an
 earlier one freed. Use --repeat to run each method several times (children
-alternate) and report every run.
+alternate) and report every run. --keep PATH keeps the agent's snapshot
+(of the last run) at PATH and prints its path, e.g. to time
+`heapscope summary` on it; without it the snapshot is removed at the end.
 """
 
 import argparse
@@ -152,13 +154,14 @@ def main():
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--objgraph", action="store_true")
     ap.add_argument("--out", default="/tmp")
+    ap.add_argument("--keep", metavar="PATH", help="keep the agent's snapshot at PATH")
     a = ap.parse_args()
     t0 = time.perf_counter()
     heap = build(a.objects)
     tracked = len(gc.get_objects())
     print("python %s; built heap in %.1fs; gc-tracked objects %d; RSS %.0f MB"
           % (sys.version.split()[0], time.perf_counter() - t0, tracked, status()["VmRSS"] / 1e6))
-    path = os.path.join(a.out, "bench-%d.pysnap" % os.getpid())
+    path = os.path.abspath(a.keep) if a.keep else os.path.join(a.out, "bench-%d.pysnap" % os.getpid())
     rows = []
     for rep in range(a.repeat):
         n, total = None, None
@@ -179,8 +182,10 @@ def main():
                       % (dt, cpu, peak / 1e6))
             except SystemExit as e:
                 print("objgraph unavailable:", e)
-    if os.path.exists(path):
-        print("snapshot kept at", path)
+    if a.keep:
+        print("snapshot kept at", path, "(%d bytes)" % os.path.getsize(path))
+    elif os.path.exists(path):
+        os.remove(path)
     del heap
 
 
