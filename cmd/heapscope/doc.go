@@ -15,7 +15,9 @@ What is there, and what grew:
 	summary SNAPSHOT            objects and shallow bytes per type
 	diff BEFORE AFTER           change per type between two snapshots
 	trend S1 S2 S3 ...          growth per type over many snapshots, telling
-	                            steady growth from a one-off warm-up
+	                            steady growth from a one-off warm-up; the
+	                            paths that grew; collections whose entry
+	                            count grew in every snapshot
 
 Why it stays alive, and what is wasted:
 
@@ -41,7 +43,8 @@ Finding leaks:
 	leaks BASELINE TARGET FINAL objects created between baseline and target
 	                            that are still alive in final, grouped by the
 	                            path that holds them (--all: show known noise;
-	                            --list-noise; --suppress FILE)
+	                            --list-noise; --suppress FILE; --scaling: only
+	                            growth in proportion to the work)
 
 	check [--config F] BASELINE TARGET FINAL
 	                            a CI gate: exit status 1 when a leak is over
@@ -66,6 +69,12 @@ Flags every analysis takes:
 	--json                      JSON output (same as --format json)
 	--format text|json|markdown
 	--top N                     show the first N rows (0: all)
+	-v                          list the snapshots' warnings on stderr
+
+In Python tests, heapscope.leakcheck (assert_no_leaks, LeakCheck) and the
+pytest plugin (pytest -p heapscope.pytest_plugin) run a workload and fail
+on a leak, with its path and retained bytes; they call this binary
+(HEAPSCOPE_BIN or PATH).
 
 Exit status: 0 success, 1 failure, 2 misuse.
 
