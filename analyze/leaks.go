@@ -85,15 +85,22 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		rules = BuiltinNoise
 	}
 	rep := LeakReport{Runtime: final.Meta().Runtime, Mode: Identify(final)}
-	held := NativeHeld(final)
-	extra := NativeRoots(held)
-	tree := Dominators(final, DomOptions{ExtraRoots: extra})
-	paths := ShortestPaths(final, PathOptions{ExtraRoots: extra})
+	memo := map[*heap.Graph]snapshotPaths{}
+	pathsOf := func(g *heap.Graph) snapshotPaths {
+		sp, ok := memo[g]
+		if !ok {
+			sp = newSnapshotPaths(g)
+			memo[g] = sp
+		}
+		return sp
+	}
+	fin := pathsOf(final)
+	tree, paths := fin.t, fin.r
 
 	var groups []PathGroup
 	growth := map[int]int{}
 	if rep.Mode == IdentityNone {
-		groups, growth = growthGroups(baseline, target, final, paths, tree, &rep)
+		groups, growth = growthGroups(baseline, target, final, pathsOf, &rep)
 	} else {
 		leaked := survivors(baseline, target, final, rep.Mode, &rep)
 		// Group only the leaked objects no other leaked object dominates:
@@ -105,7 +112,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	}
 	var counts [2]map[string]int
 	if opt.Scaling {
-		counts = signatureCounts(baseline, target, groups)
+		counts = signatureCounts(baseline, target, groups, pathsOf)
 	}
 	for i, grp := range groups {
 		f := LeakFinding{PathGroup: grp, Growth: growth[i]}
@@ -201,7 +208,9 @@ func signatureKey(grp PathGroup) string {
 // groups the type's objects by path in each snapshot and keeps the groups
 // that grew and stayed. growth maps an index of the returned groups to its
 // growth from baseline to final.
-func growthGroups(baseline, target, final *heap.Graph, paths *Retainers, tree *DomTree, rep *LeakReport) ([]PathGroup, map[int]int) {
+func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph) snapshotPaths, rep *LeakReport) ([]PathGroup, map[int]int) {
+	fin := pathsOf(final)
+	paths, tree := fin.r, fin.t
 	cb, ct, cf := typeCounts(baseline), typeCounts(target), typeCounts(final)
 	var types []string
 	for name, n := range ct {
@@ -221,8 +230,9 @@ func growthGroups(baseline, target, final *heap.Graph, paths *Retainers, tree *D
 		}
 		return m
 	}
-	gb := counts(baseline, ShortestPaths(baseline, PathOptions{}), Dominators(baseline, DomOptions{}))
-	gt := counts(target, ShortestPaths(target, PathOptions{}), Dominators(target, DomOptions{}))
+	sb, st := pathsOf(baseline), pathsOf(target)
+	gb := counts(baseline, sb.r, sb.t)
+	gt := counts(target, st.r, st.t)
 	// In final, the objects whose path grew and stayed are the leaked
 	// ones; as with identities, group only those no other leaked object
 	// dominates.
@@ -296,7 +306,7 @@ func objectsOfTypes(g *heap.Graph, names []string) map[string][]heap.ObjectID {
 
 // signatureCounts counts, in baseline and in target, the objects of the
 // groups' types held by each path signature.
-func signatureCounts(baseline, target *heap.Graph, groups []PathGroup) [2]map[string]int {
+func signatureCounts(baseline, target *heap.Graph, groups []PathGroup, pathsOf func(*heap.Graph) snapshotPaths) [2]map[string]int {
 	var types []string
 	for _, grp := range groups {
 		if n := len(grp.Signature); n > 0 {
@@ -308,8 +318,8 @@ func signatureCounts(baseline, target *heap.Graph, groups []PathGroup) [2]map[st
 	var out [2]map[string]int
 	for i, g := range []*heap.Graph{baseline, target} {
 		out[i] = map[string]int{}
-		r := ShortestPaths(g, PathOptions{})
-		t := Dominators(g, DomOptions{})
+		sp := pathsOf(g)
+		r, t := sp.r, sp.t
 		byType := objectsOfTypes(g, types)
 		for _, name := range types {
 			grps, _ := MergePaths(r, t, byType[name])
@@ -337,4 +347,20 @@ func countSignature(g *heap.Graph, r *Retainers, t *DomTree, grp PathGroup) int 
 		}
 	}
 	return 0
+}
+
+// snapshotPaths is a snapshot's shortest paths and dominator tree, with
+// the objects held outside the heap as extra roots, so that path
+// signatures agree across the snapshots of one comparison.
+type snapshotPaths struct {
+	r *Retainers
+	t *DomTree
+}
+
+func newSnapshotPaths(g *heap.Graph) snapshotPaths {
+	extra := NativeRoots(NativeHeld(g))
+	return snapshotPaths{
+		r: ShortestPaths(g, PathOptions{ExtraRoots: extra}),
+		t: Dominators(g, DomOptions{ExtraRoots: extra}),
+	}
 }

@@ -98,35 +98,36 @@ class LeakCheck:
         self.report = None
         self._dir = None
         self._paths = []
-        self._done = False
+        self._taken = 0
 
     def __enter__(self):
         self._dir = self.directory or tempfile.mkdtemp(prefix="heapscope-leakcheck-")
         os.makedirs(self._dir, exist_ok=True)
+        # Made before the first snapshot, so that the harness's own
+        # bookkeeping does not grow between the snapshots.
+        self._paths = [os.path.join(self._dir, n + ".pysnap") for n in ("a", "b", "c")]
         return self
 
-    def _snap(self, name):
+    def _snap(self, i):
         from . import snapshot
-        path = os.path.join(self._dir, name + ".pysnap")
-        if snapshot(path, values=True) is None:
-            raise RuntimeError("heapscope: could not write %s" % path)
-        self._paths.append(path)
+        if snapshot(self._paths[i], values=True) is None:
+            raise RuntimeError("heapscope: could not write %s" % self._paths[i])
+        self._taken = i + 1
 
     def __iter__(self):
         for _ in range(self.warmup):
             yield
-        self._snap("a")
+        self._snap(0)
         for _ in range(self.iterations):
             yield
-        self._snap("b")
+        self._snap(1)
         for _ in range(self.iterations):
             yield
-        self._snap("c")
-        self._done = True
+        self._snap(2)
 
     def analyse(self):
-        if len(self._paths) != 3:
-            raise RuntimeError("the leak check did not run to its end (%d of 3 snapshots)" % len(self._paths))
+        if self._taken != 3:
+            raise RuntimeError("the leak check did not run to its end (%d of 3 snapshots)" % self._taken)
         cmd = [self.binary, "check", "--scaling", "--json"]
         if self.config:
             cmd += ["--config", self.config]
