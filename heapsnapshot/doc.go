@@ -5,11 +5,14 @@
 // # Reading
 //
 // [Read] streams: the JSON text is scanned once by a hand-written
-// tokenizer and never held whole, so files beyond 2 GB read fine. The
-// nodes and edges arrays are kept as numbers (about 25 bytes per node and
-// 9 per edge) until the strings table, which V8 writes last, has been
-// read; only the strings the graph needs are decoded: class names and
-// edge names whole, string values as a 64-character prefix and a digest.
+// tokenizer and never held whole, so files beyond 2 GB read fine. Each
+// node goes into the graph's builder as it is read (typed once the
+// strings are known); the reader keeps 13 more bytes per node and 8 per
+// edge until the strings table, which V8 writes last, has been read; only
+// the strings the graph needs are decoded: class names and edge names
+// whole, string values as a 64-character prefix and a digest. The
+// reader's arrays are garbage once Read returns: a caller about to
+// compute more (the heapscope command) may collect them first.
 // The field layout comes from snapshot.meta (fields may be missing, such
 // as detachedness in older snapshots, reordered, or extra); node_count
 // and edge_count are checked against what is read and only trusted for

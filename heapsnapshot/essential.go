@@ -17,15 +17,14 @@ import "slices"
 //     handle would be dominated by the root instead of by their owner.
 //
 // It returns nil when Options.AllEdges is set.
-func (rd *reader) nonEssential(internalType, weakType int) []uint64 {
+//
+// start[i] is where node i's edges start (n+1 entries).
+func (rd *reader) nonEssential(start []uint32, internalType, weakType int) []uint64 {
 	if rd.opt.AllEdges {
 		return nil
 	}
-	n, m := len(rd.ntype), len(rd.etype)
-	start := make([]uint32, n+1)
-	for i, c := range rd.nedges {
-		start[i+1] = start[i] + c
-	}
+	n, m := len(rd.ntype), len(rd.ed)
+	ed := rd.ed
 	bits := make([]uint64, (m+63)/64)
 	set := func(k int) { bits[k/64] |= 1 << (k % 64) }
 
@@ -33,19 +32,19 @@ func (rd *reader) nonEssential(internalType, weakType int) []uint64 {
 	if internalType >= 0 {
 		// Per string index: 0 unknown, 1 not a WeakMap edge name, 2 one
 		// (table id in tables).
-		state := make([]uint8, len(rd.strs))
+		state := make([]uint8, len(rd.use))
 		tables := map[uint32]uint64{}
 		for src := 0; src < n; src++ {
 			for k := start[src]; k < start[src+1]; k++ {
-				if int(rd.etype[k]) != internalType {
+				t, name := rd.edge(int(k))
+				if int(t) != internalType {
 					continue
 				}
-				name := rd.ename[k]
 				switch state[name] {
 				case 1:
 					continue
 				case 0:
-					id, ok := weakMapTable(rd.strs[name])
+					id, ok := weakMapTable(string(rd.str(name)))
 					if !ok {
 						state[name] = 1
 						continue
@@ -53,7 +52,7 @@ func (rd *reader) nonEssential(internalType, weakType int) []uint64 {
 					state[name] = 2
 					tables[name] = id
 				}
-				if tables[name] == rd.nid[src] {
+				if tables[name] == rd.nodeID(src) {
 					set(int(k))
 				}
 			}
@@ -70,12 +69,13 @@ func (rd *reader) nonEssential(internalType, weakType int) []uint64 {
 	mark := func(i uint32) { owned[i/64] |= 1 << (i % 64) }
 	var stack []uint32
 	for k := start[root]; k < start[root+1]; k++ {
-		t := int(rd.etype[k])
-		to := rd.eto[k]
+		t8, _ := rd.edge(int(k))
+		t := int(t8)
+		to := uint32(ed[k].To)
 		switch {
 		case t == shortcut && t >= 0:
 		case t == element && t >= 0 && int(rd.ntype[to]) == synthetic &&
-			int(rd.nname[to]) < len(rd.strs) && rd.strs[rd.nname[to]] == "(Document DOM trees)":
+			int(rd.nname[to]) < len(rd.use) && string(rd.str(rd.nname[to])) == "(Document DOM trees)":
 		default:
 			continue
 		}
@@ -91,10 +91,10 @@ func (rd *reader) nonEssential(internalType, weakType int) []uint64 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for k := start[v]; k < start[v+1]; k++ {
-			if int(rd.etype[k]) == weakType {
+			if t, _ := rd.edge(int(k)); int(t) == weakType {
 				continue
 			}
-			if to := rd.eto[k]; !has(to) {
+			if to := uint32(ed[k].To); !has(to) {
 				mark(to)
 				stack = append(stack, to)
 			}
@@ -105,7 +105,7 @@ func (rd *reader) nonEssential(internalType, weakType int) []uint64 {
 			continue
 		}
 		for k := start[src]; k < start[src+1]; k++ {
-			if int(rd.etype[k]) != weakType && has(rd.eto[k]) {
+			if t, _ := rd.edge(int(k)); int(t) != weakType && has(uint32(ed[k].To)) {
 				set(int(k))
 			}
 		}

@@ -100,6 +100,7 @@ type reader struct {
 	eType, eName, eTo                    int
 	edgeTypes                            []string
 	edgeIsIndex                          []bool
+	isString                             []bool // by node type
 
 	nodeCount, edgeCount int64 // declared; -1 when absent
 	rootIndex            uint64
@@ -109,27 +110,82 @@ type reader struct {
 	haveStrings          bool
 	nodesOff, edgesOff   int64
 
-	// Nodes, one entry per node.
-	ntype  []uint8
-	nname  []uint32
-	nid    []uint64
-	nsize  []uint64
-	nedges []uint32
+	// The graph: objects go in as the nodes are read, with a placeholder
+	// type; edges once the strings have named them.
+	b *heap.Builder
 
-	// Edges, one entry per edge.
+	// Nodes, one entry per node, beside what the builder keeps.
+	ntype   []uint8
+	nname   []uint32
+	nidLo   []uint32          // low 32 bits of the V8 node id (for WeakMap tables)
+	nidHi   map[uint32]uint32 // high 32 bits of the ids that have them, by ordinal
+	nedges  []uint32          // edge count per node
+	ssize   []uint32          // self size of each string node (for digests); MaxUint32: in bigSize
+	bigSize map[uint32]uint64 // self sizes of string nodes beyond 32 bits, by ordinal
+
+	// Edges, one entry per edge: To is the target ordinal and Label packs
+	// the edge type (bits 29-31) and name_or_index (bits 0-28), or, in
+	// wide mode (etype not nil: more than 8 edge types or a string index
+	// beyond 29 bits), holds name_or_index alone, the type in etype.
+	ed    []heap.Edge
 	etype []uint8
-	ename []uint32 // string index, or element index (saturated)
-	eto   []uint32 // target ordinal
 
 	maxName    int64 // largest string index named; -1 for none
 	maxNameOff int64
 	bigIndex   int // element indices above heap.MaxIndex
 
-	// Strings, by index (only those the graph needs).
+	// Strings, by index (only those the graph needs), in one arena:
+	// string i is sdata[soff[i]:soff[i+1]].
 	nstrings int
 	use      []uint8
-	strs     []string
+	sdata    []byte
+	soff     []uint64
 	digest   []uint64
+}
+
+const (
+	packShift = 29
+	packMask  = 1<<packShift - 1
+)
+
+// edge returns the type and name_or_index of edge k.
+func (rd *reader) edge(k int) (uint8, uint32) {
+	l := uint32(rd.ed[k].Label)
+	if rd.etype != nil {
+		return rd.etype[k], l
+	}
+	return uint8(l >> packShift), l & packMask
+}
+
+// widen switches the edges to wide mode.
+func (rd *reader) widen() {
+	if rd.etype != nil {
+		return
+	}
+	rd.etype = make([]uint8, len(rd.ed), cap(rd.ed))
+	for k := range rd.ed {
+		l := uint32(rd.ed[k].Label)
+		rd.etype[k] = uint8(l >> packShift)
+		rd.ed[k].Label = heap.Label(l & packMask)
+	}
+}
+
+// nodeID returns the V8 id of node i.
+func (rd *reader) nodeID(i int) uint64 {
+	id := uint64(rd.nidLo[i])
+	if rd.nidHi != nil {
+		id |= uint64(rd.nidHi[uint32(i)]) << 32
+	}
+	return id
+}
+
+// str returns string i (empty when the graph does not need it) as bytes
+// of the arena.
+func (rd *reader) str(i uint32) []byte {
+	if int(i)+1 >= len(rd.soff) {
+		return nil
+	}
+	return rd.sdata[rd.soff[i]:rd.soff[i+1]]
 }
 
 func (o Options) read(r io.Reader, size int64) (*heap.Graph, error) {
@@ -317,6 +373,10 @@ func (rd *reader) header() error {
 	if rd.edgeTypes, err = enum(m.EdgeTypes, rd.eType, "edge_types"); err != nil {
 		return err
 	}
+	rd.isString = make([]bool, len(rd.nodeTypes))
+	for i, t := range rd.nodeTypes {
+		rd.isString[i] = t == "string"
+	}
 	rd.edgeIsIndex = make([]bool, len(rd.edgeTypes))
 	for i, t := range rd.edgeTypes {
 		rd.edgeIsIndex[i] = t == "element" || t == "hidden"
@@ -363,11 +423,13 @@ func (rd *reader) nodes() error {
 		return err
 	}
 	c := rd.prealloc(rd.nodeCount, rd.nf)
+	b := heap.NewBuilder(heap.ByID)
+	b.Grow(c, 0)
+	rd.b = b
 	rd.ntype = make([]uint8, 0, c)
 	rd.nname = make([]uint32, 0, c)
-	rd.nid = make([]uint64, 0, c)
-	rd.nsize = make([]uint64, 0, c)
-	rd.nedges = make([]uint32, 0, c)
+	rd.nidLo = make([]uint32, 0, c)
+	rd.nedges = make([]uint32, 0, c+1) // build appends one
 	ntypes := uint64(len(rd.nodeTypes))
 	fType, fName, fID, fSize, fEC := rd.fType, rd.fName, rd.fID, rd.fSize, rd.fEdgeCount
 	maxNodes := int64(math.MaxUint32 - 2)
@@ -375,13 +437,14 @@ func (rd *reader) nodes() error {
 		maxNodes = min(maxNodes, rd.nodeCount)
 	}
 	nf := rd.nf
+	keepSizes := !rd.opt.SkipValues
 	err := s.records(nf, func(vals []uint64, offs []int64) error {
 		for r, off := range offs {
 			rec := vals[r*nf : r*nf+nf]
 			if int64(len(rd.ntype)) >= maxNodes {
 				return s.errorf(off, "more nodes than node_count %d", maxNodes)
 			}
-			t, name, ec := rec[fType], rec[fName], rec[fEC]
+			t, name, ec, id := rec[fType], rec[fName], rec[fEC], rec[fID]
 			if t >= ntypes {
 				return s.errorf(off, "node type %d out of range [0,%d)", t, ntypes)
 			}
@@ -394,11 +457,28 @@ func (rd *reader) nodes() error {
 			if int64(name) > rd.maxName {
 				rd.maxName, rd.maxNameOff = int64(name), off
 			}
+			if id > math.MaxUint32 {
+				if rd.nidHi == nil {
+					rd.nidHi = map[uint32]uint32{}
+				}
+				rd.nidHi[uint32(len(rd.ntype))] = uint32(id >> 32)
+			}
 			rd.ntype = append(rd.ntype, uint8(t))
 			rd.nname = append(rd.nname, uint32(name))
-			rd.nid = append(rd.nid, rec[fID])
-			rd.nsize = append(rd.nsize, rec[fSize])
+			rd.nidLo = append(rd.nidLo, uint32(id))
 			rd.nedges = append(rd.nedges, uint32(ec))
+			if keepSizes && rd.isString[t] {
+				sz := rec[fSize]
+				if sz >= math.MaxUint32 {
+					if rd.bigSize == nil {
+						rd.bigSize = map[uint32]uint64{}
+					}
+					rd.bigSize[uint32(len(rd.ntype)-1)] = sz
+					sz = math.MaxUint32
+				}
+				rd.ssize = append(rd.ssize, uint32(sz))
+			}
+			b.Object(id, 0, rec[fSize]) // typed in build
 		}
 		return nil
 	})
@@ -435,9 +515,10 @@ func (rd *reader) edges() error {
 		return s.errorf(rd.edgesOff, "%d edges: more than 2^32-1", want)
 	}
 	c := rd.prealloc(want, rd.ef)
-	rd.etype = make([]uint8, 0, c)
-	rd.ename = make([]uint32, 0, c)
-	rd.eto = make([]uint32, 0, c)
+	rd.ed = make([]heap.Edge, 0, c)
+	if len(rd.edgeTypes) > 1<<(32-packShift) {
+		rd.etype = make([]uint8, 0, c)
+	}
 	nf := uint64(rd.nf)
 	limit := uint64(len(rd.ntype)) * nf
 	ntypes := uint64(len(rd.edgeTypes))
@@ -446,8 +527,8 @@ func (rd *reader) edges() error {
 	ef := rd.ef
 	maxName, maxNameOff := rd.maxName, rd.maxNameOff
 	err := s.records(ef, func(vals []uint64, offs []int64) error {
-		if int64(len(rd.etype)+len(offs)) > want {
-			return s.errorf(offs[want-int64(len(rd.etype))], "more edges than the nodes' edge counts add up to (%d)", want)
+		if int64(len(rd.ed)+len(offs)) > want {
+			return s.errorf(offs[want-int64(len(rd.ed))], "more edges than the nodes' edge counts add up to (%d)", want)
 		}
 		for r := range offs {
 			rec := vals[r*ef : r*ef+ef]
@@ -474,10 +555,16 @@ func (rd *reader) edges() error {
 				if int64(name) > maxName {
 					maxName, maxNameOff = int64(name), offs[r]
 				}
+				if name > packMask && rd.etype == nil {
+					rd.widen()
+				}
 			}
-			rd.etype = append(rd.etype, uint8(t))
-			rd.ename = append(rd.ename, uint32(name))
-			rd.eto = append(rd.eto, uint32(to/nf))
+			if rd.etype != nil {
+				rd.etype = append(rd.etype, uint8(t))
+				rd.ed = append(rd.ed, heap.Edge{To: heap.ObjectID(to / nf), Label: heap.Label(name)})
+				continue
+			}
+			rd.ed = append(rd.ed, heap.Edge{To: heap.ObjectID(to / nf), Label: heap.Label(uint32(t)<<packShift | uint32(name))})
 		}
 		return nil
 	})
@@ -485,7 +572,7 @@ func (rd *reader) edges() error {
 	if err != nil {
 		return err
 	}
-	if got := int64(len(rd.etype)); got != want {
+	if got := int64(len(rd.ed)); got != want {
 		return s.errorf(rd.edgesOff, "edges holds %d edges but the nodes' edge counts add up to %d", got, want)
 	}
 	return nil
@@ -499,7 +586,7 @@ func (rd *reader) markUses() error {
 	// Every string in a V8 snapshot is named at least once, so a name far
 	// beyond the number of references is corrupt; checking before the
 	// allocation keeps a hostile index from costing gigabytes.
-	refs := int64(len(rd.ntype)) + int64(len(rd.etype))
+	refs := int64(len(rd.ntype)) + int64(len(rd.ed))
 	if rd.maxName > 2*refs+1<<16 {
 		return rd.s.errorf(rd.maxNameOff, "string index %d out of range for %d nodes and edges", rd.maxName, refs)
 	}
@@ -524,9 +611,9 @@ func (rd *reader) markUses() error {
 	for i, t := range rd.ntype {
 		use[rd.nname[i]] |= nodeUse[t]
 	}
-	for i, t := range rd.etype {
-		if !rd.edgeIsIndex[t] {
-			use[rd.ename[i]] |= useName
+	for k := range rd.ed {
+		if t, name := rd.edge(k); !rd.edgeIsIndex[t] {
+			use[name] |= useName
 		}
 	}
 	rd.use = use
@@ -541,7 +628,7 @@ func (rd *reader) strings() error {
 	if err := s.expect('['); err != nil {
 		return err
 	}
-	rd.strs = make([]string, len(rd.use))
+	rd.soff = make([]uint64, len(rd.use)+1)
 	if !rd.opt.SkipValues {
 		rd.digest = make([]uint64, len(rd.use))
 	}
@@ -567,17 +654,19 @@ func (rd *reader) strings() error {
 			if u&useName == 0 {
 				max = maxValue
 			}
-			str, err := decodeString(raw, max)
+			rd.sdata, err = appendDecoded(rd.sdata, raw, max)
 			if err != nil {
 				return s.errorf(off, "string %d: %v", i, err)
 			}
-			rd.strs[i] = str
 			if u&useValue != 0 {
 				rd.digest[i] = fnv1a(raw)
 				if len(raw) >= v8StringLimit && rawLen(raw, v8StringLimit) >= v8StringLimit {
 					rd.use[i] |= useLong
 				}
 			}
+		}
+		if i < len(rd.use) {
+			rd.soff[i+1] = uint64(len(rd.sdata))
 		}
 		rd.nstrings = i + 1
 		c, err := s.peek()
@@ -598,28 +687,39 @@ func (rd *reader) strings() error {
 	return nil
 }
 
-// build hands the nodes and edges to a heap.Builder.
+// build types the objects, hands the values and edges to the builder
+// and builds the graph.
 func (rd *reader) build() (*heap.Graph, error) {
-	n := len(rd.ntype)
-	m := len(rd.etype)
+	b := rd.b
+	m := len(rd.ed)
+
+	// Where each node's edges start.
+	start := append(rd.nedges, 0)
+	at := uint32(0)
+	for i, c := range start {
+		start[i] = at
+		at += c
+	}
+	rd.nedges = nil
 
 	// The non-essential edges only read the reader's arrays: find them
-	// on another core while the objects go into the builder.
+	// on another core while the objects are typed and labelled.
 	internalType := slices.Index(rd.edgeTypes, "internal")
 	weakType := slices.Index(rd.edgeTypes, "weak")
 	demoteCh := make(chan []uint64, 1)
-	go func() { demoteCh <- rd.nonEssential(internalType, weakType) }()
-
-	b := heap.NewBuilder(heap.ByID)
-	b.Grow(n, m)
+	go func() { demoteCh <- rd.nonEssential(start, internalType, weakType) }()
 
 	// Class names per node type, and per name for objects and natives.
 	const unset = ^heap.TypeID(0)
 	byType := make([]heap.TypeID, len(rd.nodeTypes))
 	isNamed := make([]bool, len(rd.nodeTypes))
-	isString := make([]bool, len(rd.nodeTypes))
+	hasValue := make([]bool, len(rd.nodeTypes))
 	synthetic := -1
 	for i, t := range rd.nodeTypes {
+		switch t {
+		case "string", "concatenated string", "sliced string", "closure", "regexp", "synthetic":
+			hasValue[i] = true
+		}
 		switch t {
 		case "object", "native":
 			isNamed[i] = true
@@ -635,30 +735,27 @@ func (rd *reader) build() (*heap.Graph, error) {
 		default:
 			byType[i] = b.Type("(" + t + ")")
 		}
-		if t == "string" {
-			isString[i] = true
-		}
 		if t == "synthetic" {
 			synthetic = i
 		}
 	}
-	byName := make([]heap.TypeID, len(rd.strs))
+	byName := make([]heap.TypeID, len(rd.use))
 	for i := range byName {
 		byName[i] = unset
 	}
-	for i := 0; i < n; i++ {
-		t := rd.ntype[i]
+	for i, t := range rd.ntype {
 		tid := byType[t]
 		if isNamed[t] {
 			name := rd.nname[i]
 			tid = byName[name]
 			if tid == unset {
-				tid = b.Type(shortClass(rd.strs[name]))
+				tid = b.Type(shortClass(string(rd.str(name))))
 				byName[name] = tid
 			}
 		}
-		b.Object(rd.nid[i], tid, rd.nsize[i])
+		b.SetType(heap.ObjectID(i), tid)
 	}
+	byName = nil
 	if synthetic >= 0 {
 		for i, t := range rd.ntype {
 			if int(t) == synthetic {
@@ -667,26 +764,38 @@ func (rd *reader) build() (*heap.Graph, error) {
 		}
 	}
 	if !rd.opt.SkipValues && rd.use != nil {
+		count := 0
 		for i, t := range rd.ntype {
+			if hasValue[t] && rd.use[rd.nname[i]]&useValue != 0 {
+				count++
+			}
+		}
+		b.GrowValues(count)
+		rank := 0 // of the node among the string nodes
+		for i, t := range rd.ntype {
+			isString := rd.isString[t]
+			if isString {
+				rank++
+			}
 			name := rd.nname[i]
-			if rd.use[name]&useValue == 0 || !rd.hasValue(t) {
+			if rd.use[name]&useValue == 0 || !hasValue[t] {
 				continue
 			}
-			v := prefix(rd.strs[name], maxValue)
-			if v != "" {
-				b.SetValue(heap.ObjectID(i), v)
+			if v := prefixBytes(rd.str(name), maxValue); len(v) > 0 {
+				b.SetValueBytes(heap.ObjectID(i), v)
 			}
-			if isString[t] {
+			if isString {
 				d := rd.digest[name]
 				if rd.use[name]&useLong != 0 {
 					// V8 cut the text: tell apart strings that share
 					// their first 1024 characters by their size.
-					d ^= (rd.nsize[i] + 1) * 0x9e3779b97f4a7c15
+					d ^= (rd.stringSize(i, rank-1) + 1) * 0x9e3779b97f4a7c15
 				}
 				b.SetDigest(heap.ObjectID(i), d)
 			}
 		}
 	}
+	rd.digest, rd.ssize, rd.bigSize = nil, nil, nil
 	root := heap.ObjectID(rd.rootIndex / uint64(rd.nf))
 	b.Root(heap.RootVM, uint64(root), b.String("(root)"))
 
@@ -714,56 +823,64 @@ func (rd *reader) build() (*heap.Graph, error) {
 	if rd.bigIndex > 0 {
 		b.Warn(-1, "%d element indices above %d were clamped", rd.bigIndex, heap.MaxIndex)
 	}
-	nameID := make([]heap.StringID, len(rd.strs))
-	for i := range nameID {
-		nameID[i] = heap.StringID(math.MaxUint32)
-	}
 
 	demote := <-demoteCh
-	src, left := 0, uint32(0) // src is one past the current source
+	rd.ntype, rd.nname, rd.nidLo, rd.nidHi = nil, nil, nil, nil
+
+	// Intern the edge names in edge order, then let the strings go
+	// before the builder takes the edges.
+	const noName = heap.StringID(math.MaxUint32)
+	nameID := make([]heap.StringID, len(rd.use))
+	for i := range nameID {
+		nameID[i] = noName
+	}
+	isIndex := rd.edgeIsIndex
 	for k := 0; k < m; k++ {
-		for left == 0 {
-			left = rd.nedges[src]
+		t, name := rd.edge(k)
+		if isIndex[t] || nameID[name] != noName {
+			continue
+		}
+		id := b.String(string(rd.str(name)))
+		if id >= heap.MaxNames {
+			return nil, formatErr(rd.edgesOff, "edges", "more distinct edge names than a graph can hold")
+		}
+		nameID[name] = id
+	}
+	rd.sdata, rd.soff, rd.use = nil, nil, nil
+
+	b.Grow(0, m)
+	src := 0
+	for k := 0; k < m; k++ {
+		for uint32(k) >= start[src+1] {
 			src++
 		}
-		left--
-		t := rd.etype[k]
+		t, name := rd.edge(k)
 		var l heap.Label
-		if rd.edgeIsIndex[t] {
-			l = heap.IndexLabel(kinds[t], uint64(rd.ename[k]))
+		if isIndex[t] {
+			l = heap.IndexLabel(kinds[t], uint64(name))
 		} else {
-			name := rd.ename[k]
-			id := nameID[name]
-			if id == heap.StringID(math.MaxUint32) {
-				id = b.String(rd.strs[name])
-				if id >= heap.MaxNames {
-					return nil, formatErr(rd.edgesOff, "edges", "more distinct edge names than a graph can hold")
-				}
-				nameID[name] = id
-			}
-			l = heap.NamedLabel(kinds[t], id)
+			l = heap.NamedLabel(kinds[t], nameID[name])
 		}
 		if demote != nil && demote[k/64]&(1<<(k%64)) != 0 {
 			l = l.WithKind(heap.Weak)
 		}
-		b.Edge(heap.ObjectID(src-1), uint64(rd.eto[k]), l)
+		b.Edge(heap.ObjectID(src), uint64(rd.ed[k].To), l)
 	}
+	rd.ed, rd.etype = nil, nil
 
 	attrs := map[string]string{}
 	if rd.title != "" {
 		attrs["title"] = rd.title
 	}
 	b.SetMeta(heap.Meta{Runtime: "v8", Attrs: attrs})
-	rd.ntype, rd.nname, rd.nid, rd.nsize, rd.nedges = nil, nil, nil, nil, nil
-	rd.etype, rd.ename, rd.eto, rd.strs = nil, nil, nil, nil
+	rd.b = nil
 	return b.Build()
 }
 
-// hasValue reports whether nodes of type t get value labels.
-func (rd *reader) hasValue(t uint8) bool {
-	switch rd.nodeTypes[t] {
-	case "string", "concatenated string", "sliced string", "closure", "regexp", "synthetic":
-		return true
+// stringSize returns the self size of node i, the rank-th string node.
+func (rd *reader) stringSize(i, rank int) uint64 {
+	if sz := rd.ssize[rank]; sz != math.MaxUint32 {
+		return uint64(sz)
 	}
-	return false
+	return rd.bigSize[uint32(i)]
 }

@@ -1,6 +1,7 @@
 package heapsnapshot
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"strings"
@@ -13,19 +14,28 @@ import (
 // non-ASCII character as \uXXXX of its low 16 bits, so surrogate pairs
 // are joined when they come in order and lone surrogates become U+FFFD.
 func decodeString(raw []byte, max int) (string, error) {
-	// Fast path: no escapes, within the limit.
-	plain := true
-	for _, c := range raw {
-		if c == '\\' {
-			plain = false
-			break
-		}
-	}
-	if plain && (max < 0 || len(raw) <= max) {
+	if plainWithin(raw, max) {
 		return string(raw), nil
 	}
-	var b strings.Builder
-	b.Grow(min(len(raw), 256))
+	b, err := appendDecoded(make([]byte, 0, min(len(raw), 256)), raw, max)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// plainWithin reports whether raw has no escapes and at most max bytes
+// (any length when max < 0): its text is raw itself.
+func plainWithin(raw []byte, max int) bool {
+	return (max < 0 || len(raw) <= max) && bytes.IndexByte(raw, '\\') < 0
+}
+
+// appendDecoded appends the decoded text of raw, as decodeString returns
+// it, to dst.
+func appendDecoded(dst, raw []byte, max int) ([]byte, error) {
+	if plainWithin(raw, max) {
+		return append(dst, raw...), nil
+	}
 	n := 0
 	for i := 0; i < len(raw); {
 		if max >= 0 && n >= max {
@@ -34,38 +44,38 @@ func decodeString(raw []byte, max int) (string, error) {
 		c := raw[i]
 		if c != '\\' {
 			if c < utf8.RuneSelf {
-				b.WriteByte(c)
+				dst = append(dst, c)
 				i++
 			} else {
 				r, size := utf8.DecodeRune(raw[i:])
-				b.WriteRune(r)
+				dst = utf8.AppendRune(dst, r)
 				i += size
 			}
 			n++
 			continue
 		}
 		if i+1 >= len(raw) {
-			return "", errors.New("string ends inside an escape")
+			return dst, errors.New("string ends inside an escape")
 		}
 		e := raw[i+1]
 		i += 2
 		switch e {
 		case '"', '\\', '/':
-			b.WriteByte(e)
+			dst = append(dst, e)
 		case 'b':
-			b.WriteByte('\b')
+			dst = append(dst, '\b')
 		case 'f':
-			b.WriteByte('\f')
+			dst = append(dst, '\f')
 		case 'n':
-			b.WriteByte('\n')
+			dst = append(dst, '\n')
 		case 'r':
-			b.WriteByte('\r')
+			dst = append(dst, '\r')
 		case 't':
-			b.WriteByte('\t')
+			dst = append(dst, '\t')
 		case 'u':
 			r1, ok := hex4(raw, i)
 			if !ok {
-				return "", errors.New("bad \\u escape in string")
+				return dst, errors.New("bad \\u escape in string")
 			}
 			i += 4
 			r := rune(r1)
@@ -78,13 +88,13 @@ func decodeString(raw []byte, max int) (string, error) {
 					}
 				}
 			}
-			b.WriteRune(r)
+			dst = utf8.AppendRune(dst, r)
 		default:
-			return "", errors.New("bad escape \\" + string(rune(e)) + " in string")
+			return dst, errors.New("bad escape \\" + string(rune(e)) + " in string")
 		}
 		n++
 	}
-	return b.String(), nil
+	return dst, nil
 }
 
 func hex4(raw []byte, i int) (uint16, bool) {
@@ -137,6 +147,22 @@ func fnv1a(b []byte) uint64 {
 		h *= 1099511628211
 	}
 	return h
+}
+
+// prefixBytes returns s cut to at most n code points, counted as
+// prefix counts them.
+func prefixBytes(s []byte, n int) []byte {
+	if len(s) <= n {
+		return s
+	}
+	for i, k := 0, 0; k < len(s); i++ {
+		if i == n {
+			return s[:k]
+		}
+		_, size := utf8.DecodeRune(s[k:])
+		k += size
+	}
+	return s
 }
 
 // prefix returns s cut to at most n code points.

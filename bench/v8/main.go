@@ -3,8 +3,11 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"flag"
 	"fmt"
+	"hash"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -12,6 +15,7 @@ import (
 	"time"
 
 	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
 	"github.com/heapscope/heapscope/heapsnapshot"
 )
 
@@ -19,6 +23,8 @@ func main() {
 	top := flag.Int("top", 0, "print the `n` largest classes by shallow size")
 	skip := flag.Bool("novalues", false, "skip value labels and digests")
 	dom := flag.Bool("dom", false, "also compute dominators and retained sizes (analyze.Dominators)")
+	allEdges := flag.Bool("alledges", false, "read with Options.AllEdges")
+	hashOnly := flag.Bool("hash", false, "print only a SHA-256 of everything the reader produced (or its error), to check that a reader change keeps the graph")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to `file`")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -32,7 +38,11 @@ func main() {
 	}
 	for _, path := range flag.Args() {
 		t0 := time.Now()
-		g, err := heapsnapshot.Options{SkipValues: *skip}.Open(path)
+		g, err := heapsnapshot.Options{SkipValues: *skip, AllEdges: *allEdges}.Open(path)
+		if *hashOnly {
+			fmt.Printf("%x %s\n", graphHash(g, err), path)
+			continue
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			pprof.StopCPUProfile()
@@ -87,4 +97,59 @@ func main() {
 			}
 		}
 	}
+}
+
+// graphHash hashes every object (address, type, size, flags), type name,
+// string, edge (target, label), root, value label, digest, warning, the
+// metadata and the error, IDs as they are.
+func graphHash(g *heap.Graph, err error) []byte {
+	h := sha256.New()
+	if err != nil {
+		fmt.Fprintf(h, "error %v", err)
+		return h.Sum(nil)
+	}
+	num := func(h hash.Hash, v uint64) { h.Write(binary.LittleEndian.AppendUint64(nil, v)) }
+	str := func(h hash.Hash, s string) { num(h, uint64(len(s))); h.Write([]byte(s)) }
+	num(h, uint64(g.NumObjects()))
+	for id := range g.Objects() {
+		num(h, g.Addr(id))
+		num(h, uint64(g.Type(id)))
+		num(h, g.Size(id))
+		num(h, uint64(g.Flags(id)))
+		for _, e := range g.Edges(id) {
+			num(h, uint64(e.To)<<32|uint64(e.Label))
+		}
+		num(h, 1<<63)
+	}
+	num(h, uint64(g.NumTypes()))
+	for t := 0; t < g.NumTypes(); t++ {
+		num(h, uint64(g.TypeNameID(heap.TypeID(t))))
+	}
+	num(h, uint64(g.NumStrings()))
+	for s := 0; s < g.NumStrings(); s++ {
+		str(h, g.String(heap.StringID(s)))
+	}
+	for _, r := range g.Roots() {
+		num(h, uint64(r.Object))
+		num(h, uint64(r.Kind))
+		num(h, uint64(r.Name))
+	}
+	num(h, 1<<63)
+	for id, v := range g.Values() {
+		num(h, uint64(id))
+		str(h, v)
+	}
+	num(h, 1<<63)
+	for id, d := range g.Digests() {
+		num(h, uint64(id))
+		num(h, d)
+	}
+	num(h, 1<<63)
+	for _, w := range g.Warnings() {
+		num(h, uint64(w.Offset))
+		str(h, w.Msg)
+	}
+	m := g.Meta()
+	fmt.Fprintf(h, "%q %q %q", m.Runtime, m.Version, m.Attrs)
+	return h.Sum(nil)
 }
