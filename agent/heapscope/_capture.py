@@ -13,8 +13,9 @@ Rules this module lives by (see agent/doc.go and docs/pysnap-format.md):
   to classes and names for which it cannot reach Python code.
 * Work is done a chunk of objects at a time with vectorized C-level calls
   (map, itertools, array), so that the per-object cost stays close to a
-  bare gc.get_referents traversal. A chunk is sorted by kind and type;
-  each kind has a handler that emits the edges of all its objects at once.
+  bare gc.get_referents traversal. A chunk is grouped by kind and type
+  (one list per type, filled in one C-level pass); each kind has a handler
+  that emits the edges of all its objects at once.
   Sizes of exact str/bytes/int/float/list/tuple/dict and plain instances
   are the type's C __sizeof__ called directly plus a per-type constant
   learnt from sys.getsizeof on the first object (much cheaper than
@@ -146,6 +147,7 @@ _getsizeof = sys.getsizeof
 _dict_items = dict.items
 _dict_get = dict.get
 _chain_flat = chain.from_iterable
+_second = itemgetter(1)
 
 HAVE_GC = 1 << 14
 HEAPTYPE = 1 << 9
@@ -153,7 +155,7 @@ MANAGED_DICT = 1 << 4 if sys.version_info >= (3, 11) else 0
 MANAGED_WEAKREF = 1 << 3 if PY312 else 0
 INLINE_VALUES = sys.version_info >= (3, 11)
 
-# Object kinds; a chunk is sorted by kind and each kind has a handler.
+# Object kinds; a chunk is grouped by kind and each kind has a handler.
 (K_LEAF, K_STR, K_BYTES, K_INT, K_FLOAT, K_NDARRAY, K_GENERIC, K_LIST,
  K_TUPLE, K_DICT, K_INST, K_INSTX, K_DICTLIKE, K_MODULE, K_TYPE, K_FUNC,
  K_FRAME, K_CELL, K_METHOD, K_BMETHOD, K_WEAKREF, K_MWRAPPER) = range(22)
@@ -283,6 +285,7 @@ class Capture:
         self.ntypes = 0
         self.tkind = {}          # id(type) -> kind
         self.skey = {}           # id(type) -> sort key: kind << 22 | type index
+        self.skey_tid = {}       # sort key of a single type -> id(type)
         self.sizer = {}          # id(type) -> C __sizeof__ of the type (safe kinds only)
         self.sizeoff = {}        # id(type) -> getsizeof(o) - sizer(o), learnt on the first object
         self.tindex = {}         # id(type) -> type index
@@ -347,9 +350,18 @@ class Capture:
             self.new_strings.append(s)
         return i
 
-    def names_of(self, strs):
-        """name() for a list of strings, vectorized."""
+    def names_of(self, strs, distinct=False):
+        """name() for a list of strings, vectorized (distinct: no two
+        are equal)."""
         res = list(map(self.names.get, strs))
+        if distinct and res.count(None) == len(res):
+            start = self.nnames
+            self.nnames += len(strs)
+            self.new_strings.extend(strs)
+            res = list(range(start, self.nnames))
+            if len(self.names) < MAX_NAMES:
+                self.names.update(zip(strs, res))
+            return res
         if None in res:
             new = list(dict.fromkeys(compress(strs, map(is_, res, repeat(None)))))
             start = self.nnames
@@ -411,6 +423,8 @@ class Capture:
                 _host(e)
         ti = self.tindex[tid]
         self.skey[tid] = (k << 22) | (ti if ti < (1 << 22) else (1 << 22) - 1)
+        if ti < SKEY_MULTI:
+            self.skey_tid[self.skey[tid]] = tid
         self.tkind[tid] = k
         return k
 
@@ -477,14 +491,15 @@ class Capture:
 
     # -- labels ---------------------------------------------------------------
 
-    def key_labels(self, keys, attr):
-        """Labels of dict values stored under keys (a list)."""
+    def key_labels(self, keys, attr, distinct=False):
+        """Labels of dict values stored under keys (a list; distinct: the
+        keys of one dict)."""
         n = len(keys)
         if not n:
             return []
         isstr = list(map(is_, map(type, keys), repeat(str)))   # identity: never compare types
         if all(isstr):
-            return self._str_labels(keys, attr)
+            return self._str_labels(keys, attr, distinct)
         res = [0] * n
         si = list(compress(range(n), isstr))
         if si:
@@ -500,7 +515,7 @@ class Capture:
                 res[i] = self.name("[" + repr(k) + "]")
         return res
 
-    def _str_labels(self, keys, attr):
+    def _str_labels(self, keys, attr, distinct=False):
         # The cache is keyed by copies of the keys (not the host's str
         # objects, whose reference counts must not change).
         cache = self.keycache_attr if attr else self.keycache_item
@@ -508,20 +523,37 @@ class Capture:
         if None in res:
             # Distinct missing keys (exact strs; hashing and comparing them
             # runs no code of the program).
-            uk = list(dict.fromkeys(compress(keys, map(is_, res, repeat(None)))))
+            allmiss = res.count(None) == len(res)
+            if allmiss:
+                # Exact str keys of one dict are distinct by value.
+                uk = keys if distinct else list(dict.fromkeys(keys))
+            else:
+                uk = list(dict.fromkeys(compress(keys, map(is_, res, repeat(None)))))
             if attr:
                 labs = list(map(add, repeat("."), map(str.__getitem__, uk, repeat(slice(0, 128)))))
             else:
-                labs = list(map(add, map(add, repeat("["), map(str.__getitem__, map(repr, map(
-                    str.__getitem__, uk, repeat(slice(0, 80)))), repeat(slice(0, 64)))), repeat("]")))
-            ids = self.names_of(labs)
+                # "[%r]" % k is "[" + repr(k[:80])[:64] + "]" when it has
+                # at most 66 characters (then len(k) <= 80 too).
+                labs = list(map("[%r]".__mod__, uk))
+                if max(map(len, labs)) > 66:
+                    labs = list(map(add, map(add, repeat("["), map(str.__getitem__, map(repr, map(
+                        str.__getitem__, uk, repeat(slice(0, 80)))), repeat(slice(0, 64)))), repeat("]")))
+                    distinct = False   # truncated labels may collide
+            # Labels of distinct keys are distinct ("[%r]" untruncated;
+            # "." + key when no key is over 128 characters).
+            if attr and distinct and max(map(len, uk)) > 128:
+                distinct = False
+            ids = self.names_of(labs, allmiss and distinct and len(uk) == len(keys))
             del labs
-            # local holds the program's keys only while this runs; the
-            # cache keeps copies (the keys' reference counts must not
-            # change across chunks).
-            local = dict(zip(uk, ids))
-            res = list(map(local.get, keys, res))
-            del local
+            if allmiss and len(uk) == len(keys):
+                res = ids    # distinct keys, none cached: ids is in key order
+            else:
+                # local holds the program's keys only while this runs; the
+                # cache keeps copies (the keys' reference counts must not
+                # change across chunks).
+                local = dict(zip(uk, ids))
+                res = list(map(local.get, keys, res))
+                del local
             room = MAX_KEYCACHE - len(cache)
             if room > 0:
                 cache.update(zip(map("".join, zip(repeat(""), uk[:room])), ids[:room]))
@@ -578,73 +610,59 @@ class Capture:
     def chunk(self, box, rc1=False):
         sl = box.pop()
         n = len(sl)
-        tids = list(map(id, map(type, sl)))
         sk = self.skey.get
-        keys = list(map(sk, tids))
+        keys = list(map(sk, map(id, map(type, sl))))
         if None in keys:
             # New types: register each once (a dict keyed by id: hashing a
-            # type could run its metaclass's __hash__).
+            # type could run its metaclass's __hash__). The keys come from
+            # the registered tids (a __class__ assignment by another thread
+            # in between must not leave a key unknown).
+            tids = list(map(id, map(type, sl)))
             miss = list(compress(sl, map(is_, keys, repeat(None))))
             for t in dict(zip(map(id, map(type, miss)), map(type, miss))).values():
                 self.register(t)
             del miss, t
             keys = list(map(sk, tids))
-        # Group by type (kind first). One type: no reordering.
+            del tids
+        # Group by type (kind first): one list per sort key, filled by C
+        # code in one pass (no sort). One type: no reordering.
         k0 = keys[0]
         if keys.count(k0) == n:
-            chunk = sl
-            del sl
-            bounds = [(k0, 0, n)]
+            groups = [(k0, sl)]
         else:
-            order = sorted(range(n), key=keys.__getitem__)
-            ks = list(map(keys.__getitem__, order))
-            chunk = list(map(sl.__getitem__, order))
-            tids = list(map(tids.__getitem__, order))
-            del sl, order
-            bounds = []
-            i = 0
-            while i < n:
-                k = ks[i]
-                j = _bisect_right(ks, k, i, n)
-                bounds.append((k, i, j))
-                i = j
-            del ks
-        del keys
+            d = dict.fromkeys(keys)
+            for k in d:
+                d[k] = []
+            any(map(list.append, map(d.__getitem__, keys), sl))
+            groups = sorted(d.items())   # distinct int keys: the lists are never compared
+            del d
+        del sl, keys
         # Exclusions: deferred dicts/tuples (phase 1) and agent frames.
-        drop = False
-        for k, i, j in bounds:
-            k >>= SKEY_SHIFT
+        parts = []
+        bounds = []
+        pos = 0
+        while groups:
+            sk_, g = groups.pop(0)
+            k = sk_ >> SKEY_SHIFT
             if k == K_FRAME or (self.defer and (k == K_DICT or k == K_TUPLE)):
-                drop = True
-        if drop:
-            keep = []
-            nb = []
-            pos = 0
-            for sk_, i, j in bounds:
-                k = sk_ >> SKEY_SHIFT
-                g = chunk[i:j]
-                if self.defer and (k == K_DICT or k == K_TUPLE):
+                if k != K_FRAME:
                     self.deferred.extend(g)
                     continue
-                if k == K_FRAME:
-                    g = [f for f in g if not is_agent_code(_FR_CODE(f))]
-                    self.frames_done.update(map(id, g))
-                    if not g:
-                        continue
-                keep.append(g)
-                nb.append((sk_, pos, pos + len(g)))
-                pos += len(g)
-                del g
-            chunk = list(chain.from_iterable(keep))
-            del keep
-            tids = list(map(id, map(type, chunk)))
-            bounds = nb
-            n = len(chunk)
-            if not n:
-                return
-        self._emit(chunk, bounds, tids, rc1)
+                g = [f for f in g if not is_agent_code(_FR_CODE(f))]
+                self.frames_done.update(map(id, g))
+                if not g:
+                    continue
+            parts.append(g)
+            bounds.append((sk_, pos, pos + len(g)))
+            pos += len(g)
+        del groups, g
+        if not parts:
+            return
+        chunk = parts[0] if len(parts) == 1 else list(chain.from_iterable(parts))
+        del parts
+        self._emit(chunk, bounds, rc1)
 
-    def _emit(self, chunk, bounds, ctids, rc1=False):
+    def _emit(self, chunk, bounds, rc1=False):
         # Reference counts first, while the agent holds exactly
         # rc_offset references to each object.
         n = len(chunk)
@@ -669,12 +687,14 @@ class Capture:
             k = sk_ >> SKEY_SHIFT
             m = j - i
             g = chunk[i:j]
-            tid = ctids[i]
             single = (sk_ & SKEY_MULTI) != SKEY_MULTI
             if single:
+                tid = self.skey_tid[sk_]
                 typ.extend(F.u32s((tix[tid],)) * m)
             else:
-                typ.extend(F.u32s(list(map(tix.__getitem__, ctids[i:j]))))
+                gtids = list(map(id, map(type, g)))
+                tid = gtids[0]
+                typ.extend(F.u32s(list(map(tix.__getitem__, gtids))))
             sz = self.sizer.get(tid) if single else None
             if sz is not None:
                 off = self.sizeoff.get(tid)
@@ -687,7 +707,8 @@ class Capture:
                 else:
                     sz = None
             if sz is None:
-                if not self.unsafe_size or self.unsafe_size.keys().isdisjoint(ctids[i:j]):
+                if not self.unsafe_size or (self.unsafe_size.keys().isdisjoint(gtids) if not single
+                                            else tid not in self.unsafe_size):
                     try:
                         size.extend(F.u64s(list(map(_getsizeof, g))))
                     except Exception as e:
@@ -703,7 +724,6 @@ class Capture:
         if PY312:
             for i in compress(range(n), map(IMMORTAL_MIN.__le__, rca)):
                 flags[i] |= F.F_IMMORTAL
-        del ctids
         # Edges.
         ne = F.u32s()
         tgt = []
@@ -839,11 +859,19 @@ class Capture:
                     self.pending.extend(map(d.__getitem__, new))
 
     def _queue(self, objs):
-        d = dict(zip(map(id, objs), objs))
-        new = d.keys() - self.seen
-        if new:
+        # Most are seen already (shared keys, strs, small ints): a set of
+        # the ids first, a dict of objects only for the new ones.
+        ids = list(map(id, objs))
+        new = set(ids).difference(self.seen)
+        if len(new) == len(ids):    # all distinct and new
             self.seen |= new
-            self.pending.extend(map(d.__getitem__, new))
+            self.pending.extend(objs)
+        elif new:
+            self.seen |= new
+            sel = list(map(new.__contains__, ids))
+            d = dict(zip(compress(ids, sel), compress(objs, sel)))
+            self.pending.extend(d.values())
+            del d
 
     # -- edges per kind -----------------------------------------------------------
 
@@ -1034,53 +1062,61 @@ class Capture:
                     lab.extend(range(F.INDEX, F.INDEX + n))
 
     def _dicts(self, g, ne, tgt, lab):
-        # One flat [k0, v0, k1, v1, ...] list per dict, made by C code in
-        # one pass (no item tuples kept).
-        try:
-            its = list(map(list, map(_chain_flat, map(_dict_items, g))))
-        except RuntimeError:
-            its = []
-            for d in g:
-                try:
-                    its.append(list(_chain_flat(_dict_items(d))))
-                except RuntimeError:
-                    its.append(None)
-        if None in its:
-            # A dict changed size while another thread ran: its edges
-            # come from gc.get_referents, unnamed.
-            for d, it in zip(g, its):
-                if it is None:
-                    self.warn("dict 0x%x changed size during iteration; its edges come from "
-                              "gc.get_referents" % id(d))
-                    r = _get_referents(d)
-                    ne.append(len(r))
-                    tgt.extend(r)
-                    lab.frombytes(bytes(4 * len(r)))
-                else:
-                    self._dict_edges([it], [d], ne, tgt, lab)
-            return
-        self._dict_edges(its, g, ne, tgt, lab)
-
-    def _dict_edges(self, its, g, ne, tgt, lab):
-        ne.extend(map(len, its))
+        # All dicts of the group flattened into [k0, v0, k1, v1, ...] by C
+        # code in one call (no list per dict). Each dict's len is taken
+        # right before its items are read, in the same call: no bytecode
+        # runs in between, so no other thread can change a dict between
+        # the two and the counts split the list exactly.
+        lens = []
         m0 = len(tgt)
-        tgt.extend(chain.from_iterable(its))
-        lens = list(map(len, its))
-        del its
-        keys = tgt[m0::2]
+        try:
+            tgt.extend(_chain_flat(_chain_flat(map(_second, zip(
+                map(lens.append, map(len, g)), map(_dict_items, g))))))
+            ok = len(lens) == len(g) and 2 * sum(lens) == len(tgt) - m0
+        except RuntimeError:
+            ok = False
+        if not ok:
+            del tgt[m0:]
+            self._dicts_one_by_one(g, ne, tgt, lab)
+            return
+        ne.extend(map(add, lens, lens))
+        self._dict_labels(tgt[m0::2], g, lens, lab)
+
+    def _dicts_one_by_one(self, g, ne, tgt, lab):
+        for d in g:
+            try:
+                it = list(_chain_flat(_dict_items(d)))
+            except RuntimeError:
+                # A dict changed size while another thread ran: its edges
+                # come from gc.get_referents, unnamed.
+                self.warn("dict 0x%x changed size during iteration; its edges come from "
+                          "gc.get_referents" % id(d))
+                r = _get_referents(d)
+                ne.append(len(r))
+                tgt.extend(r)
+                lab.frombytes(bytes(4 * len(r)))
+                continue
+            ne.append(len(it))
+            m0 = len(tgt)
+            tgt.extend(it)
+            del it
+            self._dict_labels(tgt[m0::2], [d], [(len(tgt) - m0) // 2], lab)
+
+    def _dict_labels(self, keys, g, npairs, lab):
+        """Labels of the entries of the dicts g (npairs entries each) whose
+        keys, in order, are keys."""
         isattr = None
         if self.attr_dicts:
             isattr = list(map(self.attr_dicts.__contains__, map(id, g)))
             if not any(isattr):
                 isattr = None
         if isattr is None:
-            kl = self.key_labels(keys, False)
+            kl = self.key_labels(keys, False, len(g) == 1)
         else:
-            npairs = list(map((2).__rfloordiv__, lens))
             flags = list(chain.from_iterable(map(repeat, isattr, npairs)))
             kl = self.key_labels(keys, False) if not all(isattr) else [0] * len(keys)
             ai = list(compress(range(len(keys)), flags))
-            al = self.key_labels(list(map(keys.__getitem__, ai)), True)
+            al = self.key_labels(list(map(keys.__getitem__, ai)), True, len(g) == 1)
             for i, l in zip(ai, al):
                 kl[i] = l
         del keys
