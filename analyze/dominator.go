@@ -1,7 +1,9 @@
 package analyze
 
 import (
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/heapscope/heapscope/heap"
 )
@@ -83,11 +85,15 @@ type DomTree struct {
 // 1(1), 1979) with path compression but no balancing, and immediate
 // dominators as nearest common ancestors on the partial tree. It runs in
 // O(m log n) worst case and near-linear time in practice, with no
-// recursion and no per-object Go allocation. Predecessors come from a
-// reverse CSR built here over retaining edges between reachable objects
-// only (4 bytes per such edge), as DFS numbers. Working memory is 28
-// bytes per object plus 4 per retaining edge, of which the tree keeps 20
-// bytes per object (see BENCH.md for measured figures).
+// recursion and no per-object Go allocation. The search also sorts the
+// edges: tree edges need no predecessor list (the DFS parent is kept),
+// so predecessors come from a reverse CSR built here over the other
+// retaining edges between reachable objects only (4 bytes per such
+// edge), as DFS numbers, indexed by DFS number so that the later passes
+// read it in order. Working memory is 28.25 bytes per object plus 4 per
+// non-tree retaining edge and 1 bit per edge, of which the tree keeps
+// 20 bytes per object (see BENCH.md for measured figures). Two cores
+// share the predecessor fill and the final conversions.
 func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 	n := g.NumObjects()
 	edges := g.AllEdges()
@@ -112,105 +118,79 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 
 	// Working arrays. Fields read together are interleaved, so that a
 	// random access costs one cache miss, not two: po holds, for object
-	// v, its DFS number at 2v and its in-degree (then predecessor offset)
-	// at 2v+1; al holds, for DFS number i, its ancestor at 2i and its
-	// label at 2i+1.
+	// v, its DFS number at 2v and its count of non-tree predecessors
+	// (then their fill cursor) at 2v+1; al holds, for DFS number i, its
+	// ancestor at 2i and its label at 2i+1.
 	po := make([]uint32, 2*(n+1)) // later: idom by object, then children
 	vert := make([]uint32, n+2)   // DFS number -> object
 	alw := make([]uint64, n+2)    // later: retained sizes
 	al := u64as32(alw)
-	semi := make([]uint32, n+2) // edge cursor; then semidominator; then idom by DFS number
+	semi := make([]uint32, n+2)   // edge cursor; then semidominator; then idom by DFS number
+	start := make([]uint32, n+2)  // edge end; then predecessor CSR by DFS number; then DFS parents; then children CSR
+	back := newBitset(len(edges)) // the non-tree retaining edges, by edge index
 
-	// Depth-first search from the super-root (DFS number 0). The stack
-	// is the chain of DFS parents (al[2i], the ancestor slot); semi holds
-	// each open vertex's next edge (for the super-root, its next root).
-	// Every retaining edge the search meets counts in its target's
-	// in-degree.
-	vert[0] = uint32(n)
-	nv := uint32(1)
-	cur := uint32(0)
-	for {
-		var t uint32
-		if cur == 0 {
-			if int(semi[0]) == len(rootList) {
-				break
-			}
-			t = rootList[semi[0]]
-			semi[0]++
-		} else {
-			v := heap.ObjectID(vert[cur])
-			e := semi[cur]
-			if _, end := g.EdgeRange(v); e == end {
-				cur = al[2*int(cur)]
-				continue
-			}
-			semi[cur]++
-			ed := edges[e]
-			if !retains(ed.Label, v, isRoot) {
-				continue
-			}
-			t = uint32(ed.To)
-		}
-		po[2*int(t)+1]++
-		if po[2*int(t)] != 0 {
-			continue
-		}
-		po[2*int(t)] = nv
-		vert[nv] = t
-		al[2*int(nv)] = cur
-		semi[nv], _ = g.EdgeRange(heap.ObjectID(t))
-		cur = nv
-		nv++
-	}
-	N := nv
+	N := domDFS(g, edges, rootList, isRoot, po, vert, al, semi, start, back)
 
-	// Predecessors by object, as DFS numbers: prefix sums, then a fill
-	// in object order (sequential reads of the edges) that decrements,
-	// so that pos(x) = po[2x+1] starts x's list and pos(x+1) ends it.
+	// Non-tree predecessors as DFS numbers, in a CSR indexed by the
+	// target's DFS number, so that the semidominator pass reads it
+	// sequentially. Offsets go in DFS order; the fill reads the edges in
+	// object order and touches only the edges the search marked.
 	var total uint32
-	for x := range n {
-		total += po[2*int(x)+1]
-		po[2*int(x)+1] = total
+	for i := uint32(1); i < N; i++ {
+		k := 2*int(vert[i]) + 1
+		c := po[k]
+		po[k] = total
+		start[i] = total
+		total += c
 	}
-	po[2*int(n)+1] = total
+	start[N] = total
 	preds := make([]uint32, total)
-	for _, r := range rootList {
-		po[2*int(r)+1]--
-		preds[po[2*int(r)+1]] = 0
+	if total > 0 {
+		// Two halves of the targets, one per core: each reads all the
+		// edges but writes only its targets' cursors and lists.
+		half := uint32(n / 2)
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			domFillBack(g, edges, back, po, preds, 0, half)
+		}()
+		domFillBack(g, edges, back, po, preds, half, uint32(n))
+		wg.Wait()
 	}
-	for v := range n {
-		d := po[2*int(v)]
-		if d == 0 {
-			continue
-		}
-		s, e := g.EdgeRange(heap.ObjectID(v))
-		for _, ed := range edges[s:e] {
-			if retains(ed.Label, heap.ObjectID(v), isRoot) {
-				k := 2*int(ed.To) + 1
-				po[k]--
-				preds[po[k]] = d
-			}
-		}
-	}
+	back = nil
 
 	// Semidominators, in reverse DFS order. Vertex w is "linked" once it
 	// has been processed, so the linked vertices are those numbered above
 	// the current one and the ancestor slots can start as the DFS
-	// parents. Once w is done its predecessor list is dead; its first
-	// slot (never empty: the DFS tree edge is there) keeps w's DFS parent
-	// for the NCA pass, since path compression rewrites the ancestors.
-	for i := range N {
-		al[2*int(i)+1] = i
-		semi[i] = i
-	}
+	// parents. A predecessor numbered below w is an ancestor of w, not
+	// yet linked: it stands for itself, with no eval. w's label starts
+	// as its DFS parent (0 if w is a root the super-root reaches again).
+	// Once w is done, start[w+1] (the end of w's list) is dead; it keeps
+	// w's DFS parent for the NCA pass, since path compression rewrites
+	// the ancestors. The loop first touches the ancestor slots of the
+	// predecessors it will evaluate domAhead steps later, so that their
+	// cache misses overlap.
+	semi[0] = 0
+	var sink uint32
 	for w := N - 1; w >= 1; w-- {
-		x := vert[w]
+		if w > domAhead {
+			for _, v := range preds[start[w-domAhead]:start[w-domAhead+1]] {
+				if v > w-domAhead {
+					sink += al[2*int(v)]
+				}
+			}
+		}
 		p := al[2*int(w)]
-		s := p
-		lo, hi := po[2*int(x)+1], po[2*int(x)+3]
-		if hi-lo > 1 { // else the one predecessor is p
+		s := al[2*int(w)+1]
+		lo, hi := start[w], start[w+1]
+		if s != 0 {
 			for _, v := range preds[lo:hi] {
-				if u := eval(v, w+1, al); u < s {
+				u := v // an ancestor: its own label
+				if v > w {
+					u = eval(v, w+1, al)
+				}
+				if u < s {
 					s = u
 					if s == 0 { // the least possible: skip the rest
 						break
@@ -220,8 +200,10 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 		}
 		semi[w] = s
 		al[2*int(w)+1] = s
-		preds[lo] = p
+		start[w+1] = p
 	}
+	preds = nil
+	keepTouches(sink)
 
 	// Immediate dominators: the nearest ancestor of the DFS parent whose
 	// number is at most the semidominator's. They overwrite semi in
@@ -230,23 +212,41 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 	idom := semi
 	idom[0] = 0
 	for i := uint32(1); i < N; i++ {
-		d := preds[po[2*int(vert[i])+1]]
+		d := start[i+1]
 		for d > semi[i] {
 			d = idom[d]
 		}
 		idom[i] = d
 	}
-	preds = nil
 
-	// Retained sizes: children have larger DFS numbers than their
-	// dominators, so one pass in reverse DFS order accumulates them.
+	// Retained sizes (on one core), while the other converts the
+	// dominators to objects and counts the children.
 	ret := alw[:n+1]
-	clear(ret)
-	for i := N - 1; i >= 1; i-- {
-		v := vert[i]
-		ret[v] += sizes[v]
-		ret[vert[idom[i]]] += ret[v]
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// Children have larger DFS numbers than their dominators, so
+		// one pass in reverse DFS order accumulates them.
+		clear(ret)
+		for i := N - 1; i >= 1; i-- {
+			v := vert[i]
+			ret[v] += sizes[v]
+			ret[vert[idom[i]]] += ret[v]
+		}
+	}()
+
+	// Children CSR (index n is the super-root), counted now, filled
+	// below into the free half of po.
+	ks := start
+	clear(ks)
+	for i := uint32(1); i < N; i++ {
+		ks[vert[idom[i]]]++
 	}
+	for i := 1; i <= n; i++ {
+		ks[i] += ks[i-1]
+	}
+	ks[n+1] = ks[n]
 
 	// Each object's immediate dominator, written over po in place: slot
 	// v is read-only-once data of object v/2 <= v, already converted.
@@ -264,22 +264,14 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 	}
 	idomObj := po[:n:n]
 
-	// Children CSR (index n is the super-root), filled backwards so each
-	// list is in DFS order, into the free half of po.
-	ks := make([]uint32, n+2)
-	for i := uint32(1); i < N; i++ {
-		ks[vert[idom[i]]]++
-	}
-	for i := 1; i <= n; i++ {
-		ks[i] += ks[i-1]
-	}
-	ks[n+1] = ks[n]
+	// Children filled backwards so each list is in DFS order.
 	kids := po[n : n+int(N)-1]
 	for i := N - 1; i >= 1; i-- {
 		p := vert[idom[i]]
 		ks[p]--
 		kids[ks[p]] = vert[i]
 	}
+	wg.Wait()
 	return &DomTree{
 		g:         g,
 		n:         n,
@@ -289,6 +281,139 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 		kids:      kids,
 		reachable: int(N - 1),
 		extra:     extra,
+	}
+}
+
+// domAhead is how many vertices ahead the semidominator pass touches
+// the ancestor slots of the predecessors it will evaluate (16 measured
+// best, 8 to 64 alike).
+const domAhead = 16
+
+// keepTouches uses the sum of loads made only to touch memory, so that
+// the compiler keeps them (a sum of 1 is rare, and a yield harmless).
+func keepTouches(sum uint32) {
+	if sum == 1 {
+		runtime.Gosched()
+	}
+}
+
+// domDFS numbers the objects the roots reach through retaining edges in
+// depth-first preorder, from the super-root (number 0, object n), and
+// returns how many numbers it gave (the super-root included). It fills
+// po[2v] (v's number, 0 when unreached), vert (number -> object), al[2i]
+// and al[2i+1] (i's DFS parent; the label is 0 instead when the
+// super-root reaches i again), and counts in po[2t+1] and marks in back
+// every non-tree retaining edge but self edges. cursor and ends hold each
+// open vertex's edge range.
+//
+// Each vertex's edges are scanned once when the vertex is numbered, and
+// an edge to an already numbered target is counted then (a back or cross
+// edge). Those checks hit a bitset of numbered objects (n/8 bytes,
+// mostly in cache) and the counts are stores, so their misses overlap.
+// The scan also starts loading the edge range of each unnumbered target,
+// likely the next vertex. The search proper skips the marked edges; an
+// edge it meets to a numbered target is a forward edge (or a self edge).
+// The numbering is that of the plain recursive search that follows
+// edges in order.
+func domDFS(g *heap.Graph, edges []heap.Edge, rootList []uint32, isRoot bitset,
+	po, vert, al, cursor, ends []uint32, back bitset) uint32 {
+	n := len(po)/2 - 1
+	seen := newBitset(n)
+	vert[0] = uint32(n)
+	nv := uint32(1)
+	cur := uint32(0)
+	nextRoot := 0
+	var sink uint32
+	for {
+		var t uint32
+		if cur == 0 {
+			if nextRoot == len(rootList) {
+				break
+			}
+			t = rootList[nextRoot]
+			nextRoot++
+			if seen[t>>6]&(1<<(t&63)) != 0 {
+				al[2*int(po[2*int(t)])+1] = 0 // a forward edge from the super-root
+				continue
+			}
+		} else {
+			e := cursor[cur]
+			if e == ends[cur] {
+				cur = al[2*int(cur)]
+				continue
+			}
+			cursor[cur] = e + 1
+			if back[e>>6]&(1<<(e&63)) != 0 {
+				continue
+			}
+			ed := edges[e]
+			if k := uint32(ed.Label) >> 30; k&1 != 0 && (k != 3 || !isRoot.has(vert[cur])) {
+				continue
+			}
+			t = uint32(ed.To)
+			if seen[t>>6]&(1<<(t&63)) != 0 {
+				// A forward edge (its target was numbered inside this
+				// vertex's subtree), or a self edge.
+				if t != vert[cur] {
+					po[2*int(t)+1]++
+					back[e>>6] |= 1 << (e & 63)
+				}
+				continue
+			}
+		}
+		// Number t, then classify its edges.
+		d := nv
+		nv++
+		seen[t>>6] |= 1 << (t & 63)
+		po[2*int(t)] = d
+		vert[d] = t
+		al[2*int(d)] = cur
+		al[2*int(d)+1] = cur
+		s, e := g.EdgeRange(heap.ObjectID(t))
+		cursor[d] = s
+		ends[d] = e
+		tRoot := isRoot.has(t)
+		for j := s; j < e; j++ {
+			ed := edges[j]
+			if k := uint32(ed.Label) >> 30; k&1 != 0 && (k != 3 || !tRoot) {
+				continue
+			}
+			if x := uint32(ed.To); seen[x>>6]&(1<<(x&63)) != 0 {
+				if x != t {
+					po[2*int(x)+1]++
+					back[j>>6] |= 1 << (j & 63)
+				}
+			} else {
+				xs, _ := g.EdgeRange(heap.ObjectID(x)) // a touch
+				sink += xs
+			}
+		}
+		cur = d
+	}
+	keepTouches(sink)
+	return nv
+}
+
+// domFillBack writes the source DFS number of each marked edge whose
+// target t is in [lo, hi) into preds at t's cursor po[2t+1], which it
+// advances.
+func domFillBack(g *heap.Graph, edges []heap.Edge, back bitset, po, preds []uint32, lo, hi uint32) {
+	n := len(po)/2 - 1
+	for v := range n {
+		d := po[2*v]
+		if d == 0 {
+			continue
+		}
+		s, e := g.EdgeRange(heap.ObjectID(v))
+		for j := s; j < e; j++ {
+			if back[j>>6]&(1<<(j&63)) != 0 {
+				if t := uint32(edges[j].To); t-lo < hi-lo {
+					k := 2*int(t) + 1
+					preds[po[k]] = d
+					po[k]++
+				}
+			}
+		}
 	}
 }
 
