@@ -134,6 +134,36 @@ func growTo[T any](s []T, more int) []T {
 	return n
 }
 
+// GrowStrings preallocates room for n more distinct strings (interned
+// by [Builder.String] or [Builder.Type]), so that a reader that knows
+// how many names it will intern does not rehash the index as it grows.
+func (b *Builder) GrowStrings(n int) {
+	if n <= 0 || cap(b.strs)-len(b.strs) >= n {
+		return
+	}
+	b.strs = growTo(b.strs, n)
+	idx := make(map[string]StringID, len(b.strIndex)+n)
+	for s, id := range b.strIndex {
+		idx[s] = id
+	}
+	b.strIndex = idx
+}
+
+// PendingEdges returns the edges of a ByID builder added so far in
+// order (not those whose source came out of order), in the order they
+// were added. The slice aliases the builder's own storage: until the
+// next call of [Builder.Edge], [Builder.Grow] or [Builder.Build], a
+// reader may read them and rewrite their labels in place, for instance
+// to replace provisional labels given while parsing by the final ones.
+// Targets must be left as they are. It returns nil for ByAddress
+// builders.
+func (b *Builder) PendingEdges() []Edge {
+	if b.targets != ByID {
+		return nil
+	}
+	return b.ed
+}
+
 // String interns s and returns its ID.
 func (b *Builder) String(s string) StringID {
 	if id, ok := b.strIndex[s]; ok {

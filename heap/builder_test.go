@@ -99,3 +99,63 @@ func TestAddrIndex(t *testing.T) {
 		t.Errorf("Duplicates() = %d, want 1", x.Duplicates())
 	}
 }
+
+func TestBuilderGrowStrings(t *testing.T) {
+	b := heap.NewBuilder(heap.ByID)
+	x := b.String("x")
+	tA := b.Type("A")
+	b.GrowStrings(100)
+	b.GrowStrings(0)
+	if got := b.String("x"); got != x {
+		t.Errorf("String(x) after GrowStrings = %d, want %d", got, x)
+	}
+	if got := b.Type("A"); got != tA {
+		t.Errorf("Type(A) after GrowStrings = %d, want %d", got, tA)
+	}
+	y := b.String("y")
+	if y == x || b.String("y") != y || b.String("") != 0 {
+		t.Errorf("interning after GrowStrings: x %d y %d", x, y)
+	}
+	b.Object(1, tA, 8)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumStrings() != 4 || g.String(x) != "x" || g.String(y) != "y" || g.TypeName(tA) != "A" {
+		t.Errorf("strings: %d, %q %q %q", g.NumStrings(), g.String(x), g.String(y), g.TypeName(tA))
+	}
+}
+
+func TestBuilderPendingEdges(t *testing.T) {
+	if e := heap.NewBuilder(heap.ByAddress).PendingEdges(); e != nil {
+		t.Errorf("PendingEdges of a ByAddress builder = %v, want nil", e)
+	}
+	b := heap.NewBuilder(heap.ByID)
+	ta := b.Type("A")
+	a := b.Object(1, ta, 8)
+	c := b.Object(2, ta, 8)
+	name := b.String("n")
+	// Provisional labels, fixed before Build.
+	b.Edge(a, uint64(c), 7)
+	b.Edge(a, uint64(a), 8)
+	b.Edge(c, uint64(a), 9)
+	ed := b.PendingEdges()
+	if len(ed) != 3 || ed[0].To != c || ed[1].To != a || ed[2].To != a || ed[0].Label != 7 || ed[2].Label != 9 {
+		t.Fatalf("PendingEdges() = %v", ed)
+	}
+	ed[0].Label = heap.NamedLabel(heap.Strong, name)
+	ed[1].Label = heap.IndexLabel(heap.Weak, 3)
+	ed[2].Label = heap.NamedLabel(heap.Internal, name)
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ea, ec := g.Edges(a), g.Edges(c)
+	if len(ea) != 2 || ea[0].To != c || g.EdgeName(ea[0].Label) != "n" || ea[0].Label.Kind() != heap.Strong ||
+		ea[1].To != a || g.EdgeName(ea[1].Label) != "[3]" || ea[1].Label.Kind() != heap.Weak {
+		t.Errorf("Edges(a) = %v", ea)
+	}
+	if len(ec) != 1 || ec[0].To != a || g.EdgeName(ec[0].Label) != "n" || ec[0].Label.Kind() != heap.Internal {
+		t.Errorf("Edges(c) = %v", ec)
+	}
+}

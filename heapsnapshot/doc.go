@@ -5,10 +5,12 @@
 // # Reading
 //
 // [Read] streams: the JSON text is scanned once by a hand-written
-// tokenizer and never held whole, so files beyond 2 GB read fine. Each
-// node goes into the graph's builder as it is read (typed once the
-// strings are known); the reader keeps 13 more bytes per node and 8 per
-// edge until the strings table, which V8 writes last, has been read; only
+// tokenizer, on its own goroutine ahead of the record handling, and never
+// held whole, so files beyond 2 GB read fine. Each node and edge goes
+// into the graph's builder as it is read (nodes typed, and edges given
+// their final labels in place, once the strings are known); the reader
+// keeps 13 more bytes per node until the strings table, which V8 writes
+// last, has been read; only
 // the strings the graph needs are decoded: class names and edge names
 // whole, string values as a 64-character prefix and a digest. The
 // reader's arrays are garbage once Read returns: a caller about to

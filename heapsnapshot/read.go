@@ -6,7 +6,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"slices"
+	"strings"
+	"sync"
 
 	"github.com/heapscope/heapscope/heap"
 )
@@ -123,12 +126,20 @@ type reader struct {
 	ssize   []uint32          // self size of each string node (for digests); MaxUint32: in bigSize
 	bigSize map[uint32]uint64 // self sizes of string nodes beyond 32 bits, by ordinal
 
-	// Edges, one entry per edge: To is the target ordinal and Label packs
-	// the edge type (bits 29-31) and name_or_index (bits 0-28), or, in
-	// wide mode (etype not nil: more than 8 edge types or a string index
-	// beyond 29 bits), holds name_or_index alone, the type in etype.
+	// Edges, one entry per edge, in the builder (heap.Builder.Edge as
+	// they are read; ed is its PendingEdges once they all are): To is the
+	// target ordinal and the provisional Label packs the edge type (bits
+	// 29-31) and name_or_index (bits 0-28), or, in wide mode (etype not
+	// nil: more than 8 edge types or a string index beyond 29 bits),
+	// holds name_or_index alone, the type in etype. build rewrites the
+	// labels in place.
 	ed    []heap.Edge
 	etype []uint8
+	nedge int // edges read
+
+	// enames lists the string indices that name edges, in the order of
+	// their first edge.
+	enames []uint32
 
 	maxName    int64 // largest string index named; -1 for none
 	maxNameOff int64
@@ -162,11 +173,12 @@ func (rd *reader) widen() {
 	if rd.etype != nil {
 		return
 	}
-	rd.etype = make([]uint8, len(rd.ed), cap(rd.ed))
-	for k := range rd.ed {
-		l := uint32(rd.ed[k].Label)
+	ed := rd.b.PendingEdges()
+	rd.etype = make([]uint8, len(ed), cap(ed))
+	for k := range ed {
+		l := uint32(ed[k].Label)
 		rd.etype[k] = uint8(l >> packShift)
-		rd.ed[k].Label = heap.Label(l & packMask)
+		ed[k].Label = heap.Label(l & packMask)
 	}
 }
 
@@ -515,7 +527,8 @@ func (rd *reader) edges() error {
 		return s.errorf(rd.edgesOff, "%d edges: more than 2^32-1", want)
 	}
 	c := rd.prealloc(want, rd.ef)
-	rd.ed = make([]heap.Edge, 0, c)
+	b := rd.b
+	b.Grow(0, c)
 	if len(rd.edgeTypes) > 1<<(32-packShift) {
 		rd.etype = make([]uint8, 0, c)
 	}
@@ -526,9 +539,14 @@ func (rd *reader) edges() error {
 	eType, eName, eTo := rd.eType, rd.eName, rd.eTo
 	ef := rd.ef
 	maxName, maxNameOff := rd.maxName, rd.maxNameOff
+	// Names beyond this are corrupt (see markUses): not marked here.
+	maxUse := uint64(2*(int64(len(rd.ntype))+want) + 1<<16)
+	use := rd.use
+	nedges := rd.nedges
+	src, left := -1, uint32(0) // the current source and its edges not yet read
 	err := s.records(ef, func(vals []uint64, offs []int64) error {
-		if int64(len(rd.ed)+len(offs)) > want {
-			return s.errorf(offs[want-int64(len(rd.ed))], "more edges than the nodes' edge counts add up to (%d)", want)
+		if int64(rd.nedge+len(offs)) > want {
+			return s.errorf(offs[want-int64(rd.nedge)], "more edges than the nodes' edge counts add up to (%d)", want)
 		}
 		for r := range offs {
 			rec := vals[r*ef : r*ef+ef]
@@ -558,23 +576,42 @@ func (rd *reader) edges() error {
 				if name > packMask && rd.etype == nil {
 					rd.widen()
 				}
+				if name <= maxUse {
+					if name >= uint64(len(use)) {
+						nu := make([]uint8, max(int(name)+1, 2*len(use), 1024))
+						copy(nu, use)
+						use = nu
+					}
+					if use[name] == 0 {
+						use[name] = useName
+						rd.enames = append(rd.enames, uint32(name))
+					}
+				}
 			}
+			for left == 0 {
+				src++
+				left = nedges[src]
+			}
+			left--
+			rd.nedge++
 			if rd.etype != nil {
 				rd.etype = append(rd.etype, uint8(t))
-				rd.ed = append(rd.ed, heap.Edge{To: heap.ObjectID(to / nf), Label: heap.Label(name)})
+				b.Edge(heap.ObjectID(src), to/nf, heap.Label(name))
 				continue
 			}
-			rd.ed = append(rd.ed, heap.Edge{To: heap.ObjectID(to / nf), Label: heap.Label(uint32(t)<<packShift | uint32(name))})
+			b.Edge(heap.ObjectID(src), to/nf, heap.Label(uint32(t)<<packShift|uint32(name)))
 		}
 		return nil
 	})
 	rd.maxName, rd.maxNameOff = maxName, maxNameOff
+	rd.use = use
 	if err != nil {
 		return err
 	}
-	if got := int64(len(rd.ed)); got != want {
+	if got := int64(rd.nedge); got != want {
 		return s.errorf(rd.edgesOff, "edges holds %d edges but the nodes' edge counts add up to %d", got, want)
 	}
+	rd.ed = b.PendingEdges()
 	return nil
 }
 
@@ -590,7 +627,13 @@ func (rd *reader) markUses() error {
 	if rd.maxName > 2*refs+1<<16 {
 		return rd.s.errorf(rd.maxNameOff, "string index %d out of range for %d nodes and edges", rd.maxName, refs)
 	}
-	use := make([]uint8, rd.maxName+1)
+	// The edges marked their names as they were read.
+	use := rd.use
+	if int64(len(use)) > rd.maxName+1 {
+		use = use[:rd.maxName+1]
+	} else if int64(len(use)) < rd.maxName+1 {
+		use = append(use, make([]uint8, rd.maxName+1-int64(len(use)))...)
+	}
 	nodeUse := make([]uint8, len(rd.nodeTypes))
 	for i, t := range rd.nodeTypes {
 		switch t {
@@ -610,11 +653,6 @@ func (rd *reader) markUses() error {
 	}
 	for i, t := range rd.ntype {
 		use[rd.nname[i]] |= nodeUse[t]
-	}
-	for k := range rd.ed {
-		if t, name := rd.edge(k); !rd.edgeIsIndex[t] {
-			use[name] |= useName
-		}
 	}
 	rd.use = use
 	return nil
@@ -691,7 +729,6 @@ func (rd *reader) strings() error {
 // and builds the graph.
 func (rd *reader) build() (*heap.Graph, error) {
 	b := rd.b
-	m := len(rd.ed)
 
 	// Where each node's edges start.
 	start := append(rd.nedges, 0)
@@ -827,45 +864,63 @@ func (rd *reader) build() (*heap.Graph, error) {
 	demote := <-demoteCh
 	rd.ntype, rd.nname, rd.nidLo, rd.nidHi = nil, nil, nil, nil
 
-	// Intern the edge names in edge order, then let the strings go
-	// before the builder takes the edges.
-	const noName = heap.StringID(math.MaxUint32)
+	// Intern the edge names in edge order (of their first edge), then
+	// let the strings go. The names' text goes into one string.
 	nameID := make([]heap.StringID, len(rd.use))
-	for i := range nameID {
-		nameID[i] = noName
+	size := 0
+	for _, name := range rd.enames {
+		size += len(rd.str(name))
 	}
-	isIndex := rd.edgeIsIndex
-	for k := 0; k < m; k++ {
-		t, name := rd.edge(k)
-		if isIndex[t] || nameID[name] != noName {
-			continue
-		}
-		id := b.String(string(rd.str(name)))
+	var all strings.Builder
+	all.Grow(size)
+	for _, name := range rd.enames {
+		all.Write(rd.str(name))
+	}
+	text := all.String()
+	b.GrowStrings(len(rd.enames))
+	pos := 0
+	for _, name := range rd.enames {
+		n := len(rd.str(name))
+		id := b.String(text[pos : pos+n])
+		pos += n
 		if id >= heap.MaxNames {
 			return nil, formatErr(rd.edgesOff, "edges", "more distinct edge names than a graph can hold")
 		}
 		nameID[name] = id
 	}
-	rd.sdata, rd.soff, rd.use = nil, nil, nil
+	rd.sdata, rd.soff, rd.use, rd.enames = nil, nil, nil, nil
 
-	b.Grow(0, m)
-	src := 0
-	for k := 0; k < m; k++ {
-		for uint32(k) >= start[src+1] {
-			src++
+	// The final labels, in place in the builder, in parts on every core.
+	isIndex := rd.edgeIsIndex
+	ed := rd.ed
+	relabel := func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			t, name := rd.edge(k)
+			var l heap.Label
+			if isIndex[t] {
+				l = heap.IndexLabel(kinds[t], uint64(name))
+			} else {
+				l = heap.NamedLabel(kinds[t], nameID[name])
+			}
+			if demote != nil && demote[k/64]&(1<<(k%64)) != 0 {
+				l = l.WithKind(heap.Weak)
+			}
+			ed[k].Label = l
 		}
-		t, name := rd.edge(k)
-		var l heap.Label
-		if isIndex[t] {
-			l = heap.IndexLabel(kinds[t], uint64(name))
-		} else {
-			l = heap.NamedLabel(kinds[t], nameID[name])
-		}
-		if demote != nil && demote[k/64]&(1<<(k%64)) != 0 {
-			l = l.WithKind(heap.Weak)
-		}
-		b.Edge(heap.ObjectID(src), uint64(rd.ed[k].To), l)
 	}
+	parts := 1
+	if len(ed) >= 1<<20 {
+		parts = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			relabel(p*len(ed)/parts, (p+1)*len(ed)/parts)
+		}()
+	}
+	wg.Wait()
 	rd.ed, rd.etype = nil, nil
 
 	attrs := map[string]string{}

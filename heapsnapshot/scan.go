@@ -144,16 +144,70 @@ func quoteByte(c byte) string {
 // chunkRecords is how many records records hands over at a time.
 const chunkRecords = 4096
 
+// recordBatches is how many batches of records may be in flight between
+// the tokenizer and the handler.
+const recordBatches = 4
+
+// batch is a batch of records: vals holds len(offs) records of numbers
+// back to back, offs the input offset of each record's first number.
+type batch struct {
+	vals []uint64
+	offs []int64
+}
+
 // records reads the rest of a JSON array of unsigned integers (the '['
 // already consumed) in records of width numbers, calling h with batches
 // of whole records (vals holds len(offs) records back to back) and the
 // input offset of each record's first number. The array's length must be
 // a multiple of width. h must not keep vals or offs.
+//
+// The numbers are tokenized on another goroutine, batches of
+// chunkRecords records ahead of h, which runs on the caller's. Errors
+// come out as if it all ran in order: h sees every full batch before the
+// tokenizer's error, and an error of h stops the tokenizer. h may call
+// s.errorf but must not otherwise use s.
 func (s *scanner) records(width int, h func(vals []uint64, offs []int64) error) error {
+	free := make(chan *batch, recordBatches)
+	full := make(chan *batch, recordBatches)
+	stop := make(chan struct{})
+	for range recordBatches {
+		free <- &batch{vals: make([]uint64, width*chunkRecords), offs: make([]int64, chunkRecords)}
+	}
+	var terr error
+	go func() {
+		terr = s.tokenize(width, free, full, stop)
+		close(full)
+	}()
+	var herr error
+	for b := range full {
+		if herr == nil {
+			if herr = h(b.vals, b.offs); herr != nil {
+				close(stop)
+			}
+		}
+		free <- b
+	}
+	if herr != nil {
+		return herr
+	}
+	return terr
+}
+
+// tokenize is the tokenizer of records. It takes empty batches from
+// free and sends them filled, whole records only, on full, the last one
+// cut to the records it holds; it returns early, with no error, when
+// stop is closed.
+func (s *scanner) tokenize(width int, free <-chan *batch, full chan<- *batch, stop <-chan struct{}) error {
 	const maxDiv10 = math.MaxUint64 / 10
-	vals := make([]uint64, width*chunkRecords)
-	offs := make([]int64, chunkRecords)
+	var cur *batch
+	select {
+	case cur = <-free:
+	case <-stop:
+		return nil
+	}
+	vals, offs := cur.vals[:width*chunkRecords], cur.offs[:chunkRecords]
 	nv := 0 // numbers in vals
+	nr := 0 // records begun in vals
 	k := 0  // numbers in the current record
 	const (
 		stStart = iota // after '[': a value or ']'
@@ -200,7 +254,8 @@ func (s *scanner) records(width int, h func(vals []uint64, offs []int64) error) 
 				buf, pos, end = s.buf, s.pos, s.end
 			}
 			if k == 0 {
-				offs[nv/width] = off
+				offs[nr] = off
+				nr++
 			}
 			vals[nv] = v
 			nv++
@@ -209,11 +264,26 @@ func (s *scanner) records(width int, h func(vals []uint64, offs []int64) error) 
 			if k == width {
 				k = 0
 				if nv == len(vals) {
-					s.pos = pos
-					if err := h(vals, offs); err != nil {
-						return err
+					full <- cur
+					select {
+					case cur = <-free:
+					case <-stop:
+						s.pos = pos
+						return nil
 					}
-					nv = 0
+					vals, offs = cur.vals[:width*chunkRecords], cur.offs[:chunkRecords]
+					nv, nr = 0, 0
+				}
+			}
+			// The separator V8 writes after a number, ',' or "\n,",
+			// taken here as the loop below would take it.
+			if end-pos >= 2 {
+				if buf[pos] == ',' {
+					state = stComma
+					pos++
+				} else if buf[pos] == '\n' && buf[pos+1] == ',' {
+					state = stComma
+					pos += 2
 				}
 			}
 			continue
@@ -230,7 +300,8 @@ func (s *scanner) records(width int, h func(vals []uint64, offs []int64) error) 
 				return s.errorf(s.offset()-1, "array length is not a multiple of %d", width)
 			}
 			if nv > 0 {
-				return h(vals[:nv], offs[:nv/width])
+				cur.vals, cur.offs = vals[:nv], offs[:nv/width]
+				full <- cur
 			}
 			return nil
 		default:
@@ -308,11 +379,33 @@ func (s *scanner) key() (string, error) {
 	return k, s.expect(':')
 }
 
+// structural marks the bytes that open a string or open or close an
+// array or object.
+var structural = [256]bool{'"': true, '[': true, ']': true, '{': true, '}': true}
+
 // skipValue skips one JSON value. When capture is not nil, the value's
 // tokens are appended to it (separated by spaces), up to limit bytes.
 func (s *scanner) skipValue(capture *[]byte, limit int) error {
 	depth := 0
 	for {
+		if capture == nil && depth > 0 {
+			// Inside an array or object, skipping: scalars, commas,
+			// colons and spaces are consumed whatever they are, so run
+			// to the next string or bracket.
+			for {
+				i, buf := s.pos, s.buf[:s.end]
+				for i < len(buf) && !structural[buf[i]] {
+					i++
+				}
+				s.pos = i
+				if i < s.end {
+					break
+				}
+				if !s.fill() {
+					return s.eofErr()
+				}
+			}
+		}
 		c, err := s.peek()
 		if err != nil {
 			return err
