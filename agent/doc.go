@@ -91,4 +91,19 @@
 // it cannot be told from an attribute value without reading the object;
 // locals of frames that are no longer executing (kept by tracebacks) are
 // unnamed; set items are unnamed.
+//
+// # Layout of the Python package
+//
+// Every heapscope/*.py is embedded (agent.go). __init__.py has
+// snapshot() and the final steps of a file (META, WARNINGS, END, the
+// rename); _capture.py has capture() and Capture (the string and type
+// tables, the chunk pipeline, sizes, discovery, roots); _edges.py names
+// the edges of a group of objects of one kind (dict keys, sequences,
+// inline attributes; mixed into Capture); _handlers.py has the object
+// kinds and the per-object handlers of the rarer kinds; _introspect.py
+// reads objects, types, code and frames through C-level accessors and
+// recognizes the agent's own code; _format.py writes .pysnap; _run.py
+// is `heapscope run`. The agent's own frames are recognized by the file
+// name of their code: any file in the package's directory, so a new
+// module is covered without a change.
 package agent

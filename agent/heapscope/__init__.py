@@ -79,9 +79,11 @@ def _snapshot(path, values, max_value_len, collect, reason, block):
 def _take(path, values, max_value_len, collect, reason):
     try:
         from . import _capture
-    except BaseException as e:
+    except (ImportError, SyntaxError, OSError) as e:
         _stderr("heapscope: cannot load the agent: %s" % _describe(e))
         return None
+    # Anything else raised here is the program's own (a signal handler's
+    # exception, KeyboardInterrupt): it goes on to the program.
     try:
         max_value_len = int(max_value_len)
         if max_value_len < 0:

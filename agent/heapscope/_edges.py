@@ -1,0 +1,417 @@
+"""Naming the edges of a group of objects of one kind (methods of Capture).
+
+Edges is mixed into Capture (its state is made in Capture.__init__): the
+labels of dict entries (key_labels, cached by copies of the keys), the
+edges of the common kinds a whole group at a time (leaves, lists, tuples,
+dicts, plain instances, generic containers), the attribute names of
+instances whose attributes are stored inline (3.11+: _name_inline,
+_learn, _inline_candidates), and, for the rarer kinds, the dispatch to
+the per-object handlers of _handlers.
+"""
+
+import types as _types
+from itertools import chain, compress, repeat
+from operator import not_, add, is_, itemgetter
+
+from . import _format as F
+from ._introspect import (
+    _T_MRO, _T_NAME, _FT, _FN_CODE, _CO_NAMES, _CO_CONSTS,
+    _get_referents, _dict_items, _dict_get, _chain_flat, _second,
+    INLINE_VALUES, type_name, _tp_dict, _is_type, _mro_lookup, _copy_str, _host)
+from ._handlers import LEAVES, K_GENERIC, K_LIST, K_TUPLE, K_DICT, K_INST, SLOW
+
+MAX_KEYCACHE = 1 << 16     # cached dict-key labels
+
+
+class Edges:
+    """Edge naming, mixed into Capture. Its methods use the state
+    Capture.__init__ makes (L_KEY, L_CLASS, _tails, the key caches,
+    attr_dicts, closures, layouts, inline_names) and Capture's name,
+    names_of and warn; _edges is called by Capture._emit for each group."""
+
+    # -- labels ---------------------------------------------------------------
+
+    def key_labels(self, keys, attr, distinct=False):
+        """Labels of dict values stored under keys (a list; distinct: the
+        keys of one dict)."""
+        n = len(keys)
+        if not n:
+            return []
+        isstr = list(map(is_, map(type, keys), repeat(str)))   # identity: never compare types
+        if all(isstr):
+            return self._str_labels(keys, attr, distinct)
+        res = [0] * n
+        si = list(compress(range(n), isstr))
+        if si:
+            for i, l in zip(si, self._str_labels(list(map(keys.__getitem__, si)), attr)):
+                res[i] = l
+        for i in compress(range(n), map(not_, isstr)):
+            k = keys[i]
+            tk = type(k)
+            if tk is int:
+                if -(1 << 62) < k < (1 << 62):
+                    res[i] = self.name("[" + repr(k) + "]")
+            elif tk is float or tk is bool or k is None:
+                res[i] = self.name("[" + repr(k) + "]")
+        return res
+
+    def _str_labels(self, keys, attr, distinct=False):
+        # The cache is keyed by copies of the keys (not the host's str
+        # objects, whose reference counts must not change).
+        cache = self.keycache_attr if attr else self.keycache_item
+        res = list(map(cache.get, keys))
+        if None in res:
+            # Distinct missing keys (exact strs; hashing and comparing them
+            # runs no code of the program).
+            allmiss = res.count(None) == len(res)
+            if allmiss:
+                # Exact str keys of one dict are distinct by value.
+                uk = keys if distinct else list(dict.fromkeys(keys))
+            else:
+                uk = list(dict.fromkeys(compress(keys, map(is_, res, repeat(None)))))
+            if attr:
+                labs = list(map(add, repeat("."), map(str.__getitem__, uk, repeat(slice(0, 128)))))
+            else:
+                # "[%r]" % k is "[" + repr(k[:80])[:64] + "]" when it has
+                # at most 66 characters (then len(k) <= 80 too).
+                labs = list(map("[%r]".__mod__, uk))
+                if max(map(len, labs)) > 66:
+                    labs = list(map(add, map(add, repeat("["), map(str.__getitem__, map(repr, map(
+                        str.__getitem__, uk, repeat(slice(0, 80)))), repeat(slice(0, 64)))), repeat("]")))
+                    distinct = False   # truncated labels may collide
+            # Labels of distinct keys are distinct ("[%r]" untruncated;
+            # "." + key when no key is over 128 characters).
+            if attr and distinct and max(map(len, uk)) > 128:
+                distinct = False
+            ids = self.names_of(labs, allmiss and distinct and len(uk) == len(keys))
+            del labs
+            if allmiss and len(uk) == len(keys):
+                res = ids    # distinct keys, none cached: ids is in key order
+            else:
+                # local holds the program's keys only while this runs; the
+                # cache keeps copies (the keys' reference counts must not
+                # change across chunks).
+                local = dict(zip(uk, ids))
+                res = list(map(local.get, keys, res))
+                del local
+            room = MAX_KEYCACHE - len(cache)
+            if room > 0:
+                cache.update(zip(map("".join, zip(repeat(""), uk[:room])), ids[:room]))
+            del uk
+        return res
+
+    def _str_key_label(self, k, attr):
+        if attr:
+            return self.name("." + k[:128])
+        return self.name("[" + repr(k[:80])[:64] + "]")
+
+    # -- edges per kind -----------------------------------------------------------
+
+    def _edges(self, k, g, base, ne, tgt, lab, weak):
+        if k in LEAVES:
+            ne.frombytes(bytes(4 * len(g)))
+        elif k == K_GENERIC:
+            self._generic(g, ne, tgt, lab)
+        elif k == K_LIST or k == K_TUPLE:
+            self._sequence(k, g, ne, tgt, lab)
+        elif k == K_DICT:
+            self._dicts(g, ne, tgt, lab)
+        elif k == K_INST:
+            rss = list(map(_get_referents, g))
+            lens = list(map(len, rss))
+            ne.extend(lens)
+            tgt.extend(chain.from_iterable(rss))
+            labels = list(map(self._tails.__getitem__, lens))
+            if INLINE_VALUES:
+                self._name_inline(g, rss, lens, labels)
+            del rss
+            lab.extend(chain.from_iterable(labels))
+        else:
+            h = SLOW[k]
+            self.cur_weak = weak
+            for idx, o in enumerate(g):
+                try:
+                    ts, ls, op = h(self, o)
+                except Exception as e:
+                    _host(e)
+                    self.warn("%s while naming edges of a %s; its edges are unnamed"
+                              % (_T_NAME(type(e)), type_name(type(o))))
+                    ts = _get_referents(o)
+                    ls = [0] * len(ts)
+                    op = True
+                ne.append(len(ts))
+                tgt.extend(ts)
+                lab.extend(ls)
+                if op:
+                    self.opaque.append(base + idx)
+            self.cur_weak = None
+
+    # -- attribute names of instances with inline values (3.11+) ---------------
+    #
+    # gc.get_referents(o) gives the values of o's attributes (in the order
+    # of the class's shared keys, with missing ones skipped) and then the
+    # class; o.__dict__ would make a dict (memory the program did not
+    # ask for), so the agent does not touch it. Instead it learns, per class
+    # and referent count, which position holds which attribute (candidate
+    # names: the attribute names the class's methods use, and 3.13's
+    # __static_attributes__), and then checks every instance: position p
+    # is named .n only if getattr(o, n) is the object at p. getattr is
+    # used only for classes whose attribute lookup is object's own (no
+    # __getattribute__ or __getattr__ in the MRO) and for names no class
+    # in the MRO defines (no descriptor, property or class attribute), so
+    # it reads the inline values and runs nothing.
+
+    def _name_inline(self, g, rss, lens, labels):
+        keys = list(zip(map(id, map(type, g)), lens))
+        distinct = list(dict.fromkeys(keys))
+        if len(distinct) <= 8:
+            groups = [(key, list(compress(range(len(keys)), map(key.__eq__, keys))))
+                      for key in distinct]
+        else:
+            keyed = {}
+            for i, key in enumerate(keys):
+                ks = keyed.get(key)
+                if ks is None:
+                    keyed[key] = [i]
+                else:
+                    ks.append(i)
+            groups = list(keyed.items())
+        del keys, distinct
+        setl = labels.__setitem__
+        for key, idxs in groups:
+            if key[1] < 2:
+                continue
+            lay = self.layouts.get(key)
+            if lay is None:
+                lay = self.layouts[key] = self._learn(key, g, rss, idxs)
+            if not lay:
+                continue
+            G = list(map(g.__getitem__, idxs))
+            RS = list(map(rss.__getitem__, idxs))
+            oks = [list(map(is_, map(getattr, G, repeat(n), repeat(_MISSING)), map(itemgetter(p), RS)))
+                   for p, n, l in lay[0]]
+            del G, RS
+            allok = list(map(all, zip(*oks)))
+            for _ in map(setl, compress(idxs, allok), repeat(lay[1])):
+                pass
+            if not all(allok):
+                for j in compress(range(len(idxs)), map(not_, allok)):
+                    i = idxs[j]
+                    row = list(labels[i])
+                    for (p, n, l), ok in zip(lay[0], oks):
+                        if ok[j]:
+                            row[p] = l
+                    labels[i] = tuple(row)
+
+    def _learn(self, key, g, rss, idxs):
+        """The layout of instances of one class with key[1] referents:
+        ([(position, name, label)], labels), or () if none is known."""
+        tid, n = key
+        t = type(g[idxs[0]])
+        names = self.inline_names.get(tid)
+        if names is None:
+            names = self.inline_names[tid] = _inline_candidates(t)
+        if not names:
+            return ()
+        pos = {}
+        for i in idxs[:4]:
+            rs = rss[i]
+            if rs[-1] is not t:
+                return ()
+            o = g[i]
+            uniq = {}
+            for p, x in enumerate(map(id, rs[:-1])):
+                uniq[x] = -1 if x in uniq else p
+            for nm in names:
+                v = getattr(o, nm, _MISSING)
+                if v is _MISSING:
+                    continue
+                p = uniq.get(id(v), -1)
+                if p >= 0 and p not in pos:
+                    pos[p] = nm
+            v = o = None
+        # Names whose value sat at several positions in the samples (None,
+        # True, a shared object): any choice among those positions is
+        # right for an instance where the check below passes, since the
+        # edges then point to the same object.
+        o = g[idxs[0]]
+        rs = rss[idxs[0]]
+        taken = set(pos.values())
+        for nm in names:
+            if nm in taken:
+                continue
+            v = getattr(o, nm, _MISSING)
+            if v is _MISSING:
+                continue
+            for p in range(len(rs) - 1):
+                if rs[p] is v and p not in pos:
+                    pos[p] = nm
+                    taken.add(nm)
+                    break
+        v = o = rs = None
+        if not pos:
+            return ()
+        lay = [(p, nm, self.name("." + nm)) for p, nm in sorted(pos.items())]
+        row = [0] * (n - 1) + [self.L_CLASS]
+        for p, nm, l in lay:
+            row[p] = l
+        return (lay, tuple(row))
+
+    def _generic(self, g, ne, tgt, lab):
+        rss = list(map(_get_referents, g))
+        lens = list(map(len, rss))
+        ne.extend(lens)
+        m0 = len(tgt)
+        tgt.extend(chain.from_iterable(rss))
+        lab.frombytes(bytes(4 * (len(tgt) - m0)))
+
+    def _sequence(self, k, g, ne, tgt, lab):
+        ids = None
+        if k == K_TUPLE and self.closures:
+            ids = list(map(id, g))
+            if self.closures.keys().isdisjoint(ids):
+                ids = None
+        # Items in index order (gc.get_referents visits them backwards):
+        # tuples as they are, lists copied by C code in one pass.
+        rss = g if k == K_TUPLE else list(map(list.copy, g))
+        lens = list(map(len, rss))
+        ne.extend(lens)
+        tgt.extend(chain.from_iterable(rss))
+        del rss
+        if lens and max(lens) > F.MAX_INDEX:
+            lab.extend(chain.from_iterable(
+                (F.INDEX | min(i, F.MAX_INDEX) for i in range(n)) for n in lens))
+        elif ids is None:
+            IDX = F.INDEX
+            lab.extend(chain.from_iterable(map(range, repeat(IDX), map(add, lens, repeat(IDX)))))
+        else:
+            cg = self.closures.get
+            for oid, n in zip(ids, lens):
+                c = cg(oid)
+                if c is not None and len(c) == n:
+                    lab.extend(c)
+                else:
+                    lab.extend(range(F.INDEX, F.INDEX + n))
+
+    def _dicts(self, g, ne, tgt, lab):
+        # All dicts of the group flattened into [k0, v0, k1, v1, ...] by C
+        # code in one call (no list per dict). Each dict's len is taken
+        # right before its items are read, in the same call: no bytecode
+        # runs in between, so no other thread can change a dict between
+        # the two and the counts split the list exactly.
+        lens = []
+        m0 = len(tgt)
+        try:
+            tgt.extend(_chain_flat(_chain_flat(map(_second, zip(
+                map(lens.append, map(len, g)), map(_dict_items, g))))))
+            ok = len(lens) == len(g) and 2 * sum(lens) == len(tgt) - m0
+        except RuntimeError:
+            ok = False
+        if not ok:
+            del tgt[m0:]
+            self._dicts_one_by_one(g, ne, tgt, lab)
+            return
+        ne.extend(map(add, lens, lens))
+        self._dict_labels(tgt[m0::2], g, lens, lab)
+
+    def _dicts_one_by_one(self, g, ne, tgt, lab):
+        for d in g:
+            try:
+                it = list(_chain_flat(_dict_items(d)))
+            except RuntimeError:
+                # A dict changed size while another thread ran: its edges
+                # come from gc.get_referents, unnamed.
+                self.warn("dict 0x%x changed size during iteration; its edges come from "
+                          "gc.get_referents" % id(d))
+                r = _get_referents(d)
+                ne.append(len(r))
+                tgt.extend(r)
+                lab.frombytes(bytes(4 * len(r)))
+                continue
+            ne.append(len(it))
+            m0 = len(tgt)
+            tgt.extend(it)
+            del it
+            self._dict_labels(tgt[m0::2], [d], [(len(tgt) - m0) // 2], lab)
+
+    def _dict_labels(self, keys, g, npairs, lab):
+        """Labels of the entries of the dicts g (npairs entries each) whose
+        keys, in order, are keys."""
+        isattr = None
+        if self.attr_dicts:
+            isattr = list(map(self.attr_dicts.__contains__, map(id, g)))
+            if not any(isattr):
+                isattr = None
+        if isattr is None:
+            kl = self.key_labels(keys, False, len(g) == 1)
+        else:
+            flags = list(chain.from_iterable(map(repeat, isattr, npairs)))
+            kl = self.key_labels(keys, False) if not all(isattr) else [0] * len(keys)
+            ai = list(compress(range(len(keys)), flags))
+            al = self.key_labels(list(map(keys.__getitem__, ai)), True, len(g) == 1)
+            for i, l in zip(ai, al):
+                kl[i] = l
+        del keys
+        part = F.u32s((self.L_KEY,)) * (2 * len(kl))
+        part[1::2] = F.u32s(kl)
+        lab.extend(part)
+
+
+class _Tails(dict):
+    """n -> labels of an instance's n referents: unnamed, then __class__."""
+
+    def __init__(self, lclass):
+        dict.__init__(self)
+        self.lclass = lclass
+
+    def __missing__(self, n):
+        t = (0,) * (n - 1) + (self.lclass,) if n else ()
+        if n < 512:
+            self[n] = t
+        return t
+
+
+_MISSING = object()
+
+
+def _inline_candidates(t):
+    """Attribute names instances of t may hold inline, as copies, if t's
+    attribute lookup cannot run the program's code; else ()."""
+    try:
+        if _mro_lookup(t, "__getattribute__")[1] is not object.__getattribute__:
+            return ()
+        if _mro_lookup(t, "__getattr__")[0]:
+            return ()
+        seen = {}
+        for c in _T_MRO(t):
+            if c is object or not _is_type(c):
+                continue
+            d = _tp_dict(c)
+            if d is None:
+                continue
+            st = _dict_get(d, "__static_attributes__")
+            if type(st) is tuple:
+                for x in st:
+                    if type(x) is str:
+                        seen[x] = True
+            for v in list(d.values()):
+                if type(v) is not _FT:
+                    continue
+                code = _FN_CODE(v)
+                for x in _CO_NAMES(code):
+                    if type(x) is str:
+                        seen[x] = True
+                for cc in _CO_CONSTS(code):
+                    if type(cc) is _types.CodeType:
+                        for x in _CO_NAMES(cc):
+                            if type(x) is str:
+                                seen[x] = True
+        out = []
+        for x in seen:
+            if x.startswith("__") or _mro_lookup(t, x)[0]:
+                continue
+            out.append(_copy_str(x))
+        return tuple(out[:256])
+    except Exception as e:
+        _host(e)
+        return ()
