@@ -77,7 +77,6 @@ from ._edges import Edges, _Tails
 CHUNK = 1 << 14
 MAX_NAMES = 1 << 18        # edge names deduplicated; later new names are written as they come
 MAX_WARNINGS = 200
-MASK64 = (1 << 64) - 1
 IMMORTAL_MIN = (1 << 30) - 64
 SKEY_SHIFT = 22
 SKEY_MULTI = (1 << SKEY_SHIFT) - 1   # sort key type part shared by several types
@@ -685,15 +684,6 @@ def _blob(bs):
     """count x (u32 length, bytes) for a list of bytes."""
     return b"".join(chain.from_iterable(zip(map(F._pack_u32, map(len, bs)), bs)))
 
-
-def _bisect_right(a, x, lo, hi):
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if x < a[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def open_temp(path, state):

@@ -101,7 +101,6 @@ _WREF = _weakref.ReferenceType
 _WREF_CALL = _WREF.__call__
 _WREF_CB = _WREF.__dict__["__callback__"].__get__
 _MEMBER = _types.MemberDescriptorType
-_CSIZEOF_TYPES = (_types.MethodDescriptorType, _types.WrapperDescriptorType)
 
 _get_referents = gc.get_referents
 _is_tracked = gc.is_tracked
