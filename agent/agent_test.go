@@ -183,6 +183,7 @@ func TestHostileObjects(t *testing.T) {
 		Path, Path2 string
 		Raised      string
 		Log         []string
+		Census      string `json:"census"`
 		HostileAddr uint64 `json:"hostile_addr"`
 		SlottedAddr uint64 `json:"slotted_addr"`
 		HdictAddr   uint64 `json:"hdict_addr"`
@@ -193,6 +194,14 @@ func TestHostileObjects(t *testing.T) {
 	}
 	if len(r.Log) != 0 {
 		t.Fatalf("the agent ran the program's code: %v", r.Log)
+	}
+	// The census (edges=False) of the same hostile heap lists the objects.
+	if r.Census == "" {
+		t.Fatal("the census was not written")
+	}
+	c := open(t, r.Census)
+	if h := find(t, c, r.HostileAddr, "the Hostile instance in the census"); typeName(c, h) != "__main__.Hostile" || c.Size(h) == 0 {
+		t.Errorf("census: Hostile has type %q, size %d", typeName(c, h), c.Size(h))
 	}
 	for _, p := range []string{r.Path, r.Path2} {
 		g := open(t, p)

@@ -7,6 +7,13 @@
 //	import heapscope
 //	heapscope.snapshot("/tmp/app.pysnap")   # -> path, or None on failure
 //	heapscope.snapshot(path, values=False, max_value_len=64, collect=True)
+//	heapscope.snapshot(path, edges=False)   # a census: types and sizes only
+//
+// A census (agent/heapscope/_census.py) lists the same objects as a full
+// snapshot, each with its type and size, but no references, reference
+// counts or values; every per-object step runs in C over whole chunks, so
+// it costs less than a bare gc traversal. summary, diff and trend read
+// it; the commands that need references refuse it.
 //
 // # Commands
 //

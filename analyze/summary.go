@@ -16,6 +16,9 @@ type Overview struct {
 	Types    int    `json:"types"`
 	Roots    int    `json:"roots"`
 	Warnings int    `json:"warnings"`
+	// Census: the snapshot lists objects without their references (a
+	// Python census, heapscope.snapshot(edges=False)).
+	Census bool `json:"census,omitempty"`
 }
 
 // Describe returns the overview of g.
@@ -30,6 +33,7 @@ func Describe(g *heap.Graph) Overview {
 		Types:    g.NumTypes(),
 		Roots:    len(g.Roots()),
 		Warnings: len(g.Warnings()),
+		Census:   m.Attrs["census"] == "true",
 	}
 }
 

@@ -360,7 +360,10 @@ func (b *Builder) Build() (*Graph, error) {
 	}
 
 	var idx *AddrIndex
-	if b.targets == ByAddress {
+	// A snapshot with nothing but roots to resolve by address (a census:
+	// objects without references) needs no index of every address.
+	rootsOnly := b.numEdges() == 0 && len(b.late) == 0 && len(b.valAt) == 0 && len(b.digAt) == 0
+	if b.targets == ByAddress && !rootsOnly {
 		idx = NewAddrIndex(b.addr)
 		if d := idx.Duplicates(); d > 0 {
 			b.Warn(-1, "%d objects share an address with an earlier object; references go to the first", d)
@@ -517,11 +520,26 @@ func (b *Builder) mergeEdges(n int, resolve func(uint64) (ObjectID, bool)) ([]Ed
 func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32) (*Graph, error) {
 	roots := make([]Root, 0, len(b.roots))
 	var lostRoots int
+	var byAddr map[uint64]ObjectID
+	if idx == nil && b.targets == ByAddress {
+		byAddr = make(map[uint64]ObjectID, len(b.roots))
+		for _, r := range b.roots {
+			byAddr[r.target] = None
+		}
+		for i, a := range b.addr {
+			if id, want := byAddr[a]; want && id == None {
+				byAddr[a] = ObjectID(i)
+			}
+		}
+	}
 	for _, r := range b.roots {
 		var id ObjectID
 		var ok bool
 		if idx != nil {
 			id, ok = idx.Lookup(r.target)
+		} else if byAddr != nil {
+			id = byAddr[r.target]
+			ok = id != None
 		} else {
 			id, ok = ObjectID(r.target), r.target < uint64(n)
 		}

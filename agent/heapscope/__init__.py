@@ -23,12 +23,15 @@ _lock = _thread.allocate_lock()
 _owner = [None]      # thread ident of the capture in progress
 
 
-def snapshot(path, *, values=True, max_value_len=64, collect=True):
+def snapshot(path, *, values=True, max_value_len=64, collect=True, edges=True):
     """Writes a heap snapshot to exactly path and returns path, or None if
     no file could be written (a one-line message then goes to stderr).
 
     values: write a prefix of str/bytes and small numbers (VALUES section);
     max_value_len: the prefix length; collect: run gc.collect() first.
+    edges=False takes a census instead: every object's type and size, no
+    references, reference counts or values, several times faster; enough
+    for `heapscope summary`, `diff` and `trend`, not for `top` or `why`.
     Problems that do not stop the capture become warnings in the file.
     """
     try:
@@ -37,7 +40,7 @@ def snapshot(path, *, values=True, max_value_len=64, collect=True):
         _stderr("heapscope: bad snapshot path: %s" % _describe(e))
         return None
     del path
-    return _snapshot(p, values, max_value_len, collect, "api", True)
+    return _snapshot(p, values, max_value_len, collect, "api", True, bool(edges))
 
 
 def _stderr(msg):
@@ -61,7 +64,7 @@ def _reraise_host(e):
         raise e
 
 
-def _snapshot(path, values, max_value_len, collect, reason, block):
+def _snapshot(path, values, max_value_len, collect, reason, block, edges=True):
     """block: wait for a capture another thread is taking (never for one
     this thread is taking: a signal handler that interrupts it)."""
     me = _thread.get_ident()
@@ -70,13 +73,13 @@ def _snapshot(path, values, max_value_len, collect, reason, block):
         return None
     _owner[0] = me
     try:
-        return _take(path, bool(values), max_value_len, bool(collect), reason)
+        return _take(path, bool(values), max_value_len, bool(collect), reason, edges)
     finally:
         _owner[0] = None
         _lock.release()
 
 
-def _take(path, values, max_value_len, collect, reason):
+def _take(path, values, max_value_len, collect, reason, edges=True):
     try:
         from . import _capture
     except (ImportError, SyntaxError, OSError) as e:
@@ -98,9 +101,15 @@ def _take(path, values, max_value_len, collect, reason):
     state = {}
     try:
         try:
-            cap = _capture.capture(path, values, max_value_len, collect, state)
-            w = cap.w
-            warnings = cap.warnings
+            if edges:
+                cap = _capture.capture(path, values, max_value_len, collect, state)
+                w = cap.w
+                warnings = cap.warnings
+            else:
+                from . import _census
+                values = False
+                w, warnings = _census.census(path, collect, state, _capture.open_temp)
+                cap = None
             meta = {
                 "runtime": "python",
                 "python_version": "%d.%d.%d" % sys.version_info[:3],
@@ -111,12 +120,14 @@ def _take(path, values, max_value_len, collect, reason):
                 "executable": sys.executable if type(sys.executable) is str else "",
                 "platform": sys.platform,
                 "agent_version": __version__,
-                "options": {"values": values, "max_value_len": max_value_len, "collect": collect},
+                "options": {"values": values, "max_value_len": max_value_len, "collect": collect, "edges": edges},
                 "capture_seconds": round(time.perf_counter() - c0, 6),
                 "reason": reason,
                 "objects": w.nobjects,
                 "edges": w.nedges,
             }
+            if not edges:
+                meta["census"] = True
             rss = _rss()
             if rss:
                 meta["rss_bytes"] = rss

@@ -262,6 +262,7 @@ armed[0] = True
 try:
     results["path"] = heapscope.snapshot(sys.argv[1])
     results["path2"] = heapscope.snapshot(sys.argv[2], values=False, collect=False)
+    results["census"] = heapscope.snapshot(sys.argv[2] + ".census", edges=False)
 except BaseException as e:  # would be a bug: nothing may reach the host
     results["raised"] = repr(type(e))
 armed[0] = False

@@ -103,6 +103,14 @@ def agent(path):
     return os.path.getsize(p)
 
 
+def census(path):
+    import heapscope
+    p = heapscope.snapshot(path, collect=False, edges=False)
+    if p is None:
+        raise SystemExit("census failed")
+    return os.path.getsize(p)
+
+
 def objgraph_typestats():
     import objgraph
     return len(objgraph.typestats())
@@ -155,6 +163,10 @@ def main():
     ap.add_argument("--objgraph", action="store_true")
     ap.add_argument("--out", default="/tmp")
     ap.add_argument("--keep", metavar="PATH", help="keep the agent's snapshot at PATH")
+    ap.add_argument("--census", action="store_true",
+                    help="also time a census (heapscope.snapshot(edges=False)); kept at PATH.census with --keep")
+    ap.add_argument("--heapscope", metavar="BIN",
+                    help="time BIN summary on the census and print capture + summary (with --census)")
     a = ap.parse_args()
     t0 = time.perf_counter()
     heap = build(a.objects)
@@ -175,6 +187,24 @@ def main():
         print("agent    wall %.2fs cpu %.2fs  peak +%.0f MB  file %.0f MB  (%.1f B/object)  "
               "ratio agent/bare wall %.2f cpu %.2f"
               % (dt, cpu, peak / 1e6, int(res) / 1e6, peak / n, dt / rows[-2][1], cpu / rows[-2][2]))
+        if a.census:
+            cpath = path + ".census"
+            dt, cpu, peak, res = in_child(census, cpath)
+            print("census   wall %.2fs cpu %.2fs  peak +%.0f MB  file %.0f MB  (%.1f B/object)"
+                  % (dt, cpu, peak / 1e6, int(res) / 1e6, peak / n))
+            if a.heapscope:
+                import resource
+                import subprocess
+                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                t = time.perf_counter()
+                subprocess.run([a.heapscope, "summary", cpath], check=True, stdout=subprocess.DEVNULL)
+                sdt = time.perf_counter() - t
+                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                scpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+                print("summary  wall %.2fs cpu %.2fs;  census + summary wall %.2fs cpu %.2fs"
+                      % (sdt, scpu, dt + sdt, cpu + scpu))
+            if not a.keep:
+                os.remove(cpath)
         if a.objgraph:
             try:
                 dt, cpu, peak, res = in_child(objgraph_typestats)

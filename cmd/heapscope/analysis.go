@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/heapscope/heapscope/analyze"
 	"github.com/heapscope/heapscope/heap"
@@ -18,7 +20,18 @@ type analysis struct {
 	paths *analyze.Retainers
 }
 
+// needReferences fails for a census (a Python snapshot taken with
+// edges=False): it has every object's type and size but no references,
+// which what is alive and why cannot do without.
+func needReferences(g *heap.Graph, path, what string) error {
+	if g.Meta().Attrs["census"] == "true" {
+		return fmt.Errorf("%s is a census (heapscope.snapshot(edges=False)): it has no references; %s needs a full snapshot", path, what)
+	}
+	return nil
+}
+
 func analyzeGraph(g *heap.Graph, stderr io.Writer, weakPaths bool) *analysis {
+	collectReaderGarbage(g)
 	a := &analysis{g: g}
 	withProgress(stderr, "computing dominators", func() error {
 		a.held = analyze.NativeHeld(g)
@@ -28,4 +41,14 @@ func analyzeGraph(g *heap.Graph, stderr io.Writer, weakPaths bool) *analysis {
 		return nil
 	})
 	return a
+}
+
+// collectReaderGarbage gives the reader's transient arrays back before a
+// large analysis (dominators, paths), which then reuses that memory
+// instead of growing the process by as much again. The heap is mostly
+// arrays of numbers by then, cheap to collect.
+func collectReaderGarbage(g *heap.Graph) {
+	if g.NumObjects()+g.NumEdges() >= 1<<20 {
+		runtime.GC()
+	}
 }

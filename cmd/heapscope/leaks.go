@@ -17,6 +17,10 @@ func loadThree(pos []string, stderr io.Writer, verbose bool) ([3]*heap.Graph, []
 		if err != nil {
 			return gs, nil, err
 		}
+		if err := needReferences(g, p, "finding leaks"); err != nil {
+			return gs, nil, err
+		}
+		collectReaderGarbage(g)
 		gs[i] = g
 		srcs = append(srcs, src)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"sync"
 	"time"
 
@@ -26,13 +25,6 @@ func load(path string, stderr io.Writer, verbose bool) (*heap.Graph, report.Sour
 	})
 	if err != nil {
 		return nil, report.Source{}, err
-	}
-	if g.NumObjects()+g.NumEdges() >= 1<<20 {
-		// Give the reader's transient arrays back now, so that the
-		// analyses that follow (dominators, paths) reuse that memory
-		// instead of growing the process by as much again. The heap is
-		// then mostly arrays of numbers, cheap to collect.
-		runtime.GC()
 	}
 	if verbose {
 		for _, w := range g.Warnings() {

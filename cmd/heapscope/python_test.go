@@ -162,3 +162,61 @@ func TestPythonTrend(t *testing.T) {
 		t.Errorf("the bounded LRU is reported as unbounded:\n%s", all)
 	}
 }
+
+// TestPythonCensus takes a census and a full snapshot of the same heap:
+// the census counts the same objects of the program's types with the
+// same sizes, and the commands that need references refuse it.
+func TestPythonCensus(t *testing.T) {
+	dir := t.TempDir()
+	var want struct{ Bytes uint64 }
+	if err := json.Unmarshal(runPython(t, "census.py", dir), &want); err != nil {
+		t.Fatal(err)
+	}
+	type rows struct {
+		Snapshot struct {
+			Overview struct {
+				Census bool `json:"census"`
+				Edges  int  `json:"edges"`
+			} `json:"overview"`
+		} `json:"snapshot"`
+		Rows []struct {
+			Type  string `json:"type"`
+			Count int    `json:"count"`
+			Bytes uint64 `json:"shallow_bytes"`
+		} `json:"rows"`
+	}
+	counts := func(name string) (map[string]int, uint64, rows) {
+		var r rows
+		runJSON(t, &r, "summary", "--json", "--top", "0", filepath.Join(dir, name))
+		m := map[string]int{}
+		var bytes uint64
+		for _, x := range r.Rows {
+			m[x.Type] = x.Count
+			if x.Type == "__main__.Item" || x.Type == "bytearray" {
+				bytes += x.Bytes
+			}
+		}
+		return m, bytes, r
+	}
+	cc, cbytes, cr := counts("census.pysnap")
+	fc, _, _ := counts("full.pysnap")
+	if !cr.Snapshot.Overview.Census || cr.Snapshot.Overview.Edges != 0 {
+		t.Errorf("census overview %+v, want census and no edges", cr.Snapshot.Overview)
+	}
+	if cc["__main__.Item"] != 12345 || cc["bytearray"] < 12345 {
+		t.Errorf("census: %d Item, %d bytearray; want 12,345 each", cc["__main__.Item"], cc["bytearray"])
+	}
+	for _, typ := range []string{"__main__.Item", "bytearray", "list", "dict", "str", "int"} {
+		if d := cc[typ] - fc[typ]; d < -50 || d > 50 {
+			t.Errorf("%s: census %d, full snapshot %d", typ, cc[typ], fc[typ])
+		}
+	}
+	if diff := float64(cbytes) - float64(want.Bytes); diff < 0 || diff > 0.01*float64(want.Bytes) {
+		t.Errorf("census: Items and bytearrays %d bytes, sys.getsizeof says %d", cbytes, want.Bytes)
+	}
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"top", filepath.Join(dir, "census.pysnap")}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "census") {
+		t.Errorf("top on a census: %v, want an error that says it is a census", err)
+	}
+}

@@ -20,6 +20,9 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := needReferences(g, pos[0], "top"); err != nil {
+		return err
+	}
 	an := analyzeGraph(g, stderr, false)
 	n := a.out.top
 	if n == 0 {
@@ -52,6 +55,9 @@ func runTree(args []string, stdout, stderr io.Writer) error {
 	min, err := parseSize(*minSize)
 	if err != nil {
 		return usagef("--min-size: %v", err)
+	}
+	if err := needReferences(g, pos[0], "tree"); err != nil {
+		return err
 	}
 	an := analyzeGraph(g, stderr, false)
 	start := analyze.SuperRoot
@@ -103,6 +109,9 @@ func runWhy(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := needReferences(g, pos[0], "why"); err != nil {
+		return err
+	}
 	an := analyzeGraph(g, stderr, *weak)
 	objs := analyze.Select(g, sel)
 	if len(objs) == 0 {
@@ -142,6 +151,9 @@ func runContainers(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := needReferences(g, pos[0], "containers"); err != nil {
+		return err
+	}
 	an := analyzeGraph(g, stderr, false)
 	var rows []report.ContainerRow
 	for _, c := range analyze.Containers(an.tree, a.out.top) {
@@ -159,6 +171,9 @@ func runDuplicates(args []string, stdout, stderr io.Writer) error {
 	}
 	g, src, err := load(pos[0], stderr, a.out.verbose)
 	if err != nil {
+		return err
+	}
+	if err := needReferences(g, pos[0], "duplicates"); err != nil {
 		return err
 	}
 	var r *analyze.Retainers

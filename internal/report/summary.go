@@ -21,6 +21,9 @@ func Header(s Source) string {
 	if o.Version != "" {
 		rt += " " + o.Version
 	}
+	if o.Census {
+		rt += " census"
+	}
 	return fmt.Sprintf("%s: %s, %s objects, %s edges, %s, %s warnings",
 		s.Path, rt, Count(o.Objects), Count(o.Edges), Bytes(o.Bytes), Count(o.Warnings))
 }

@@ -1,0 +1,267 @@
+"""A census: every object's type and size, without its references.
+
+Private module of the heapscope agent. `heapscope.snapshot(path,
+edges=False)` takes a census instead of a full capture: the same objects
+(the gc-tracked ones and the untracked objects found as their referents:
+str, int, float, bytes...), each with its type, size and flags, but no
+edges, reference counts or values. It is what `heapscope summary`, `diff`
+and `trend` need, at a fraction of the cost of a full capture; `top`,
+`why`, `tree` and `leaks` need a full one and refuse a census.
+
+Every per-object step runs in C over whole chunks (map, set operations,
+gc.get_referents over a chunk at once); the only Python-level work is per
+type. Like the capture, it never runs the program's code: sizes come from
+sys.getsizeof only for types whose __sizeof__ is a C function.
+"""
+
+import gc
+import sys
+from array import array
+from itertools import chain, compress, filterfalse, islice, repeat
+from operator import and_, is_
+
+try:
+    from operator import call as _call   # 3.11+
+except ImportError:
+    _call = None
+
+from . import _format as F
+from ._introspect import (
+    GC_HEAD, HAVE_GC, MANAGED_DICT, MANAGED_WEAKREF, PREHEADER, _FR, _FR_CODE, _T_FLAGS, _T_MRO,
+    _T_NAME, _T_QUALNAME,
+    _host, _is_csizeof, _is_type, _tp_dict, is_agent_code, type_name,
+)
+
+CHUNK = 1 << 16
+
+_getsizeof = sys.getsizeof
+_get_referents = gc.get_referents
+_is_tracked = gc.is_tracked
+
+# Untracked objects that may refer to more objects: exact tuples and
+# dicts of atomic items are untracked by CPython, and so are their items.
+_CONTAINERS = frozenset(map(id, (tuple, dict, frozenset)))   # by id: see Census
+
+_DICT_SUBCLASS = 1 << 29   # Py_TPFLAGS_DICT_SUBCLASS: dict and its subclasses
+_dict_keys = dict.keys     # the C method: it never runs a subclass's code
+
+
+def _is_dict_type(t):
+    return bool(_T_FLAGS(t) & _DICT_SUBCLASS)
+
+
+def _is_metatype(t):
+    """Whether the objects of type t are classes."""
+    return bool(_T_FLAGS(t) & (1 << 31))
+
+
+# Classes made at run time: their __name__ and __qualname__ are str
+# objects of their own (a static type's are made anew on each read).
+_HEAPTYPE = 1 << 9
+
+
+class Census:
+    """Types are kept by id, never hashed or compared themselves: a
+    metaclass's __hash__ or __eq__ is the program's code."""
+
+    def __init__(self, w, warnings):
+        self.w = w
+        self.warnings = warnings
+        self.types = {}           # id(type) -> index in the file's type table
+        self.keep = []            # the types, so that their ids stay theirs
+        self.unsafe = set()       # ids of types whose __sizeof__ is not C code
+        self.sizers = {}          # id(type) -> what gives an object's size (see register)
+        self.new_types = []       # (type, index) registered since the last flush
+        self.nstrings = 0
+        self.dict_types = {id(dict)}  # ids of dict types (dict, subclasses) seen so far
+        self.meta_types = {id(type)}  # ids of types whose objects are classes
+
+    def register(self, t):
+        i = len(self.types)
+        self.types[id(t)] = i
+        self.keep.append(t)
+        self.new_types.append(t)
+        if _is_dict_type(t):
+            self.dict_types.add(id(t))
+        if _is_metatype(t):
+            self.meta_types.add(id(t))
+        # The size: sys.getsizeof when the type's __sizeof__ is C code; the
+        # C __sizeof__ itself when that is all getsizeof would add up (no
+        # GC header or pre-header: str, int, float, bytes), which is
+        # several times cheaper; size_of for the others.
+        sizer = self.size_of
+        try:
+            for c in _T_MRO(t):
+                d = _tp_dict(c) if _is_type(c) else None
+                if d is not None and "__sizeof__" in d:
+                    f = d["__sizeof__"]
+                    if _is_csizeof(f):
+                        plain = not _T_FLAGS(t) & (HAVE_GC | MANAGED_DICT | MANAGED_WEAKREF)
+                        sizer = f if plain else _getsizeof
+                    break
+        except Exception as e:
+            _host(e)
+            sizer = self.size_of
+        if sizer is self.size_of:
+            self.unsafe.add(id(t))
+        self.sizers[id(t)] = sizer
+        return i
+
+    def flush_types(self):
+        if not self.new_types:
+            return
+        names = [type_name(t).encode("utf-8", "backslashreplace") for t in self.new_types]
+        self.w.strings(names)
+        first = self.nstrings + 1
+        self.nstrings += len(names)
+        self.w.types([id(t) for t in self.new_types], list(range(first, first + len(names))))
+        self.new_types = []
+
+    def size_of(self, o):
+        """The size of an object of an unsafe type: object.__sizeof__ and
+        the headers, as the full capture does."""
+        t = type(o)
+        try:
+            s = None
+            for c in _T_MRO(t):
+                d = _tp_dict(c) if _is_type(c) else None
+                if d is not None:
+                    f = d.get("__sizeof__")
+                    if _is_csizeof(f):
+                        s = f(o)
+                        break
+            if type(s) is not int:
+                s = object.__sizeof__(o)
+            fl = _T_FLAGS(t)
+            if fl & HAVE_GC:
+                s += GC_HEAD
+            if fl & (MANAGED_DICT | MANAGED_WEAKREF):
+                s += PREHEADER
+            return s
+        except Exception as e:
+            _host(e)
+            return 0
+
+    def emit(self, chunk, tracked, ids=None):
+        tys = list(map(type, chunk))
+        tids = list(map(id, tys))
+        tix = list(map(self.types.get, tids))
+        if None in tix:
+            for t, i in zip(tys, tids):
+                if i not in self.types:
+                    self.register(t)
+            tix = list(map(self.types.__getitem__, tids))
+        del tys
+        self.flush_types()
+        if _call is not None:
+            sizes = list(map(_call, map(self.sizers.__getitem__, tids), chunk))
+        elif self.unsafe and not self.unsafe.isdisjoint(tids):
+            unsafe = self.unsafe
+            sizes = [self.size_of(o) if id(type(o)) in unsafe else _getsizeof(o) for o in chunk]
+        else:
+            sizes = list(map(_getsizeof, chunk))
+        n = len(chunk)
+        self.w.objects(F.u64s(map(id, chunk) if ids is None else ids), F.u32s(tix), F.u64s(sizes), bytes(8 * n),
+                       (b"\x01" if tracked else b"\x00") * n, bytes(4 * n), b"", b"")
+        return tids
+
+
+def _own_frames(objs):
+    """The agent's own frame objects among objs."""
+    out = []
+    for o in compress(objs, map(is_, map(type, objs), repeat(_FR))):
+        try:
+            if is_agent_code(_FR_CODE(o)):
+                out.append(id(o))
+        except Exception as e:
+            _host(e)
+    return out
+
+
+def census(path, collect, state, open_temp):
+    """Writes the census into a temporary file next to path (see
+    _capture.capture for state); returns (writer, warnings) before META,
+    WARNINGS and END are written."""
+    was_enabled = gc.isenabled()
+    if collect:
+        gc.collect()
+    gc.disable()
+    try:
+        objs = gc.get_objects()
+        own = set(_own_frames(objs))
+        if own:
+            objs = [o for o in objs if id(o) not in own]
+        warnings = []
+        try:
+            if gc.get_freeze_count():
+                warnings.append("%d objects are frozen (gc.freeze()); a census does not list them" % gc.get_freeze_count())
+        except AttributeError:
+            pass
+        f = open_temp(path, state)
+        w = F.Writer(f, False)
+        c = Census(w, warnings)
+        # The untracked objects found, by id, in order of discovery: one
+        # C-level dict update per chunk does the finding and the
+        # de-duplication (the objects are alive, so ids are not reused).
+        found = {}
+
+        def add_keys(objs, tids):
+            # A dict whose keys are all str does not report them to
+            # gc.get_referents: read them from the dicts themselves.
+            dicts = list(compress(objs, map(c.dict_types.__contains__, tids)))
+            if dicts:
+                try:
+                    keys = list(filterfalse(_is_tracked, chain.from_iterable(map(_dict_keys, dicts))))
+                    found.update(zip(map(id, keys), keys))
+                except RuntimeError:
+                    warnings.append("a dict changed size while its keys were read; some keys may be missing")
+        for i in range(0, len(objs), CHUNK):
+            chunk = objs[i:i + CHUNK]
+            tids = c.emit(chunk, True)
+            u = list(filterfalse(_is_tracked, _get_referents(*chunk)))
+            found.update(zip(map(id, u), u))
+            add_keys(chunk, tids)
+            # A class's __name__ and __qualname__ are not reported either.
+            classes = list(compress(chunk, map(c.meta_types.__contains__, tids)))
+            heaptypes = list(compress(classes, map(and_, map(_T_FLAGS, classes), repeat(_HEAPTYPE))))
+            del classes
+            if heaptypes:
+                u = list(filterfalse(_is_tracked, chain(map(_T_NAME, heaptypes), map(_T_QUALNAME, heaptypes))))
+                found.update(zip(map(id, u), u))
+            del heaptypes
+        del objs, chunk, u, tids
+        # CPython leaves tuples and dicts of atomic items untracked; their
+        # items are found by looking into them, each container once.
+        done = 0
+        while done < len(found):
+            new = list(islice(found.values(), done, None))
+            done += len(new)
+            todo = list(compress(new, map(_CONTAINERS.__contains__, map(id, map(type, new)))))
+            del new
+            # The census's own dict of what it found holds only untracked
+            # objects, so it is untracked too: should a frame of the
+            # program's lead to it, it is neither listed nor looked into.
+            todo = [o for o in todo if o is not found]
+            for i in range(0, len(todo), CHUNK):
+                chunk = todo[i:i + CHUNK]
+                u = list(filterfalse(_is_tracked, _get_referents(*chunk)))
+                found.update(zip(map(id, u), u))
+                add_keys(chunk, list(map(id, map(type, chunk))))
+                del u, chunk
+            del todo
+        found.pop(id(found), None)
+        # Emitted with the ids the dict already holds.
+        keys = iter(found.keys())
+        vals = iter(found.values())
+        for _ in range(0, len(found), CHUNK):
+            c.emit(list(islice(vals, CHUNK)), False, islice(keys, CHUNK))
+        del found, keys, vals
+        roots = [(m, k) for k, m in list(dict.items(sys.modules)) if type(k) is str]
+        names = [k.encode("utf-8", "backslashreplace") for _, k in roots]
+        w.strings(names)
+        first = c.nstrings + 1
+        w.roots([id(m) for m, _ in roots], [F.ROOT_MODULE] * len(roots), list(range(first, first + len(roots))))
+        return w, warnings
+    finally:
+        if was_enabled:
+            gc.enable()
