@@ -185,7 +185,7 @@ func complete(dir string) bool {
 var ownKeys = map[string]bool{
 	"HEAPSCOPE_OUT": true, "HEAPSCOPE_AT_EXIT": true, "HEAPSCOPE_SIGNAL": true,
 	"HEAPSCOPE_EVERY": true, "HEAPSCOPE_VALUES": true, "HEAPSCOPE_MAX_VALUE_LEN": true,
-	"HEAPSCOPE_COLLECT": true, "HEAPSCOPE_CHILDREN": true, "HEAPSCOPE_AGENT_DIR": true,
+	"HEAPSCOPE_COLLECT": true, "HEAPSCOPE_CHILDREN": true, "HEAPSCOPE_AGENT_DIR": true, "HEAPSCOPE_EDGES": true,
 	"HEAPSCOPE_ORIG_PYTHONPATH": true,
 }
 
@@ -198,6 +198,7 @@ type RunOptions struct {
 	NoValues    bool          // no value prefixes (values=False)
 	MaxValueLen int           // value prefix length, 0 for the default (64)
 	NoCollect   bool          // no gc.collect() before each snapshot
+	Census      bool          // censuses (types and sizes, no references) instead of full snapshots
 	Children    bool          // child Python processes take snapshots too
 
 	// PackageDir and SiteDir are Dir() and RunDir(); Env fills them in
@@ -262,6 +263,9 @@ func Env(base []string, o RunOptions) []string {
 	}
 	if o.NoCollect {
 		out = append(out, "HEAPSCOPE_COLLECT=0")
+	}
+	if o.Census {
+		out = append(out, "HEAPSCOPE_EDGES=0")
 	}
 	if o.Children {
 		out = append(out, "HEAPSCOPE_CHILDREN=1")

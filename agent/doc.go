@@ -37,6 +37,7 @@
 //	HEAPSCOPE_VALUES=0                 snapshots without value prefixes
 //	HEAPSCOPE_MAX_VALUE_LEN=N          value prefix length (default 64)
 //	HEAPSCOPE_COLLECT=0                no gc.collect() before a snapshot
+//	HEAPSCOPE_EDGES=0                  censuses (types and sizes only) instead of full snapshots
 //	HEAPSCOPE_CHILDREN=1               child Python processes take snapshots too
 //	HEAPSCOPE_ORIG_PYTHONPATH=...      the PYTHONPATH before heapscope (set only if there was one)
 //

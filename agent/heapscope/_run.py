@@ -8,6 +8,7 @@ interval, configured by environment variables (see agent/doc.go):
     HEAPSCOPE_VALUES=0         no value prefixes in the snapshots
     HEAPSCOPE_MAX_VALUE_LEN=N  value prefix length (64)
     HEAPSCOPE_COLLECT=0        no gc.collect() before each snapshot
+    HEAPSCOPE_EDGES=0          censuses (types and sizes only) instead of full snapshots
     HEAPSCOPE_CHILDREN=1       child processes (that run Python) take snapshots too
 
 Without HEAPSCOPE_CHILDREN=1 the agent removes its variables (and restores
@@ -24,11 +25,11 @@ import time
 from . import _describe, _snapshot, _stderr
 
 _ENV_KEYS = ("HEAPSCOPE_OUT", "HEAPSCOPE_AT_EXIT", "HEAPSCOPE_SIGNAL", "HEAPSCOPE_EVERY",
-             "HEAPSCOPE_VALUES", "HEAPSCOPE_MAX_VALUE_LEN", "HEAPSCOPE_COLLECT",
+             "HEAPSCOPE_VALUES", "HEAPSCOPE_MAX_VALUE_LEN", "HEAPSCOPE_COLLECT", "HEAPSCOPE_EDGES",
              "HEAPSCOPE_CHILDREN", "HEAPSCOPE_AGENT_DIR", "HEAPSCOPE_ORIG_PYTHONPATH")
 
 _cfg = {"out": None, "pid": 0, "n": 0, "stop": False, "children": False,
-        "values": True, "max_value_len": 64, "collect": True, "installed": False}
+        "values": True, "max_value_len": 64, "collect": True, "edges": True, "installed": False}
 _count_lock = _thread.allocate_lock()
 
 
@@ -61,7 +62,8 @@ def install_from_env(env=None):
                  children=_flag(env.get("HEAPSCOPE_CHILDREN"), False),
                  values=_flag(env.get("HEAPSCOPE_VALUES"), True),
                  max_value_len=mvl,
-                 collect=_flag(env.get("HEAPSCOPE_COLLECT"), True))
+                 collect=_flag(env.get("HEAPSCOPE_COLLECT"), True),
+                 edges=_flag(env.get("HEAPSCOPE_EDGES"), True))
     if not _cfg["children"] and env is os.environ:
         _scrub_environ()
     return ok
@@ -83,7 +85,7 @@ def _scrub_environ():
 
 
 def install(out, at_exit=True, signal_name="", every=0.0, children=False,
-            values=True, max_value_len=64, collect=True):
+            values=True, max_value_len=64, collect=True, edges=True):
     if _cfg["installed"]:
         return True
     try:
@@ -92,7 +94,7 @@ def install(out, at_exit=True, signal_name="", every=0.0, children=False,
         _stderr("heapscope: cannot create %s: %s" % (out, e))
         return False
     _cfg.update(out=os.path.abspath(out), pid=os.getpid(), children=children, values=values,
-                max_value_len=max_value_len, collect=collect, installed=True)
+                max_value_len=max_value_len, collect=collect, edges=edges, installed=True)
     atexit.register(_at_exit, at_exit)
     if signal_name:
         _install_signal(signal_name)
@@ -169,7 +171,8 @@ def take(reason, block=True):
             _cfg["n"] += 1
             n = _cfg["n"]
         path = os.path.join(_cfg["out"], "%04d-%d-%s.pysnap" % (n, pid, reason))
-        return _snapshot(path, _cfg["values"], _cfg["max_value_len"], _cfg["collect"], reason, block)
+        return _snapshot(path, _cfg["values"], _cfg["max_value_len"], _cfg["collect"], reason, block,
+                         _cfg["edges"])
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:

@@ -62,7 +62,8 @@ Taking snapshots:
 	                            loaded, no code change; snapshots land in DIR
 	                            as NNNN-PID-REASON.pysnap (.heapsnapshot):
 	                            --at-exit, --signal SIGUSR2, --every 30s,
-	                            --values=false (no string contents)
+	                            --values=false (no string contents),
+	                            --census (types and sizes only: cheaper)
 
 Flags every analysis takes:
 

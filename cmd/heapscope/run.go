@@ -38,6 +38,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	children := fs.Bool("children", false, "child processes of the program take snapshots too")
 	maxValue := fs.Int("max-value-len", 64, "write at most `N` characters of each str or bytes value (Python)")
 	noCollect := fs.Bool("no-collect", false, "do not run gc.collect() before each snapshot (Python)")
+	census := fs.Bool("census", false, "take censuses: every object's type and size, no references; cheaper, enough for summary, diff and trend (Python)")
 	// Flags stop at the first argument that is not one: the program's own
 	// flags must not be read as heapscope's.
 	if err := fs.Parse(args); err != nil {
@@ -90,7 +91,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	env := agent.Env(os.Environ(), agent.RunOptions{
 		OutDir: dir, AtExit: *atExit, Signal: *sig, Every: *every,
 		NoValues: !*values, Children: *children, PackageDir: pkg, SiteDir: site,
-		MaxValueLen: *maxValue, NoCollect: *noCollect,
+		MaxValueLen: *maxValue, NoCollect: *noCollect, Census: *census,
 	})
 	env = agent.NodeEnv(env, preload)
 
