@@ -48,7 +48,11 @@ func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
 		if rc > 1<<32-1 {
 			rc = 1<<32 - 1
 		}
-		rd.b.SetRefcount(id, uint32(rc))
+		if rc != 0 {
+			// A census writes no reference counts (all 0): the graph
+			// then has none rather than a column of zeros.
+			rd.b.SetRefcount(id, uint32(rc))
+		}
 		if f := heap.Flags(flags[i]); f != 0 {
 			rd.b.SetFlags(id, f)
 		}
