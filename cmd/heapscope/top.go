@@ -30,7 +30,8 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 	}
 	var d report.TopData
 	for _, id := range analyze.TopRetained(an.tree, n) {
-		d.Objects = append(d.Objects, report.TopObject{Object: id, Chain: analyze.DominatorChain(an.tree, id)})
+		p, _ := an.paths.Path(id)
+		d.Objects = append(d.Objects, report.TopObject{Object: id, Chain: analyze.DominatorChain(an.tree, id), Path: p})
 	}
 	types := analyze.RetainedByType(an.tree)
 	d.Types, d.TypesTotal = cut(types, a.out.top), len(types)

@@ -14,6 +14,7 @@ import (
 type TopObject struct {
 	Object heap.ObjectID
 	Chain  []heap.ObjectID
+	Path   analyze.Path // its shortest path from a root
 }
 
 // TopData is what the top command shows; the command computes it.
@@ -33,6 +34,7 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 		type objJSON struct {
 			objectJSON
 			Chain []string `json:"dominators"`
+			Path  string   `json:"path"`
 		}
 		type typeJSON struct {
 			Type     string `json:"type"`
@@ -49,7 +51,7 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 		}
 		objs := []objJSON{}
 		for _, o := range d.Objects {
-			j := objJSON{objectJSON: objToJSON(t, o.Object), Chain: []string{}}
+			j := objJSON{objectJSON: objToJSON(t, o.Object), Chain: []string{}, Path: PathText(o.Path)}
 			for _, c := range o.Chain {
 				j.Chain = append(j.Chain, ObjectText(g, c))
 			}
@@ -76,13 +78,17 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 		return err
 	}
 	section(w, f, fmt.Sprintf("Objects that retain the most (of %s reachable)", Bytes(t.Retained(analyze.SuperRoot))))
-	ot := Table{Columns: []Column{{"retained", true}, {"shallow", true}, {"object", false}, {"dominated by", false}}}
+	ot := Table{Columns: []Column{{"retained", true}, {"shallow", true}, {"object", false}, {"dominated by", false}, {"held by", false}}}
 	for _, o := range d.Objects {
 		chain := make([]string, len(o.Chain))
 		for i, c := range o.Chain {
 			chain[i] = g.TypeName(g.Type(c))
 		}
-		ot.Add(Bytes(t.Retained(o.Object)), Bytes(g.Size(o.Object)), ObjectText(g, o.Object), strings.Join(chain, " > "))
+		dom := strings.Join(chain, " > ")
+		if dom == "" {
+			dom = "-"
+		}
+		ot.Add(Bytes(t.Retained(o.Object)), Bytes(g.Size(o.Object)), ObjectText(g, o.Object), dom, PathText(o.Path))
 	}
 	if err := ot.Write(w, f); err != nil {
 		return err
