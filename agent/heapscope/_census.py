@@ -18,7 +18,7 @@ import gc
 import sys
 from array import array
 from itertools import chain, compress, filterfalse, islice, repeat
-from operator import and_, is_
+from operator import and_, eq, is_, is_not, ne
 
 try:
     from operator import call as _call   # 3.11+
@@ -35,6 +35,7 @@ from ._introspect import (
 CHUNK = 1 << 16
 
 _getsizeof = sys.getsizeof
+_getrefcount = sys.getrefcount
 _get_referents = gc.get_referents
 _is_tracked = gc.is_tracked
 
@@ -166,6 +167,62 @@ class Census:
         return tids
 
 
+class _Found:
+    """The untracked objects found. Most have exactly one reference, so
+    no other object can lead to them again: those go to a plain list. The
+    others are found again and again (shared strs, small ints), so they go
+    to a dict by id, which keeps each once (the objects are alive: ids are
+    not reused)."""
+
+    __slots__ = ("c", "warnings", "singles", "found", "base")
+
+    def __init__(self, c, warnings):
+        self.c = c
+        self.warnings = warnings
+        self.singles = []
+        self.found = {}
+        self.base = _calibrate()
+
+    def take(self, u):
+        rc = list(map(_getrefcount, u))
+        base = self.base
+        self.singles.extend(compress(u, map(eq, rc, repeat(base))))
+        many = list(compress(u, map(ne, rc, repeat(base))))
+        if many:
+            self.found.update(zip(map(id, many), many))
+
+    def add_keys(self, objs, tids):
+        # A dict whose keys are all str keeps them in a table that
+        # gc.get_referents does not report: read them from the dicts
+        # themselves (only those: other dicts report their keys).
+        dicts = list(compress(objs, map(self.c.dict_types.__contains__, tids)))
+        if not dicts:
+            return
+        try:
+            keys = list(chain.from_iterable(map(_dict_keys, dicts)))
+            if any(map(is_not, map(type, keys), repeat(str))):
+                keys = []
+                for d in dicts:
+                    ks = list(_dict_keys(d))
+                    if not any(map(is_not, map(type, ks), repeat(str))):
+                        keys.extend(ks)
+                    del ks
+            self.take(keys)
+            del keys
+        except RuntimeError:
+            self.warnings.append("a dict changed size while its keys were read; some keys may be missing")
+
+
+def _calibrate():
+    """The reference count take() sees for an object that exactly one
+    other object refers to: that reference, the list take() is given,
+    and the iteration's own."""
+    holder = [float(len(sys.argv)) + 0.5]   # a new float: one reference, the list's
+    u = list(filterfalse(_is_tracked, _get_referents(holder)))
+    rc = list(map(_getrefcount, u))
+    return rc[0]
+
+
 def _own_frames(objs):
     """The agent's own frame objects among objs."""
     out = []
@@ -200,26 +257,19 @@ def census(path, collect, state, open_temp):
         f = open_temp(path, state)
         w = F.Writer(f, False)
         c = Census(w, warnings)
-        # The untracked objects found, by id, in order of discovery: one
-        # C-level dict update per chunk does the finding and the
-        # de-duplication (the objects are alive, so ids are not reused).
-        found = {}
-
-        def add_keys(objs, tids):
-            # A dict whose keys are all str does not report them to
-            # gc.get_referents: read them from the dicts themselves.
-            dicts = list(compress(objs, map(c.dict_types.__contains__, tids)))
-            if dicts:
-                try:
-                    keys = list(filterfalse(_is_tracked, chain.from_iterable(map(_dict_keys, dicts))))
-                    found.update(zip(map(id, keys), keys))
-                except RuntimeError:
-                    warnings.append("a dict changed size while its keys were read; some keys may be missing")
+        # The untracked objects found. Most have exactly one reference, so
+        # no other object can lead to them again: those go to a plain list.
+        # The others are found again and again (shared strs, small ints),
+        # so they go to a dict by id, which keeps each once (the objects
+        # are alive: ids are not reused).
+        # (No closure here: its cells would exist before gc.get_objects()
+        # and lead the census to its own bookkeeping.)
+        fd = _Found(c, warnings)
+        singles, found, take, add_keys = fd.singles, fd.found, fd.take, fd.add_keys
         for i in range(0, len(objs), CHUNK):
             chunk = objs[i:i + CHUNK]
             tids = c.emit(chunk, True)
-            u = list(filterfalse(_is_tracked, _get_referents(*chunk)))
-            found.update(zip(map(id, u), u))
+            take(list(filterfalse(_is_tracked, _get_referents(*chunk))))
             add_keys(chunk, tids)
             # A class's __name__ and __qualname__ are not reported either.
             classes = list(compress(chunk, map(c.meta_types.__contains__, tids)))
@@ -228,14 +278,17 @@ def census(path, collect, state, open_temp):
             if heaptypes:
                 u = list(filterfalse(_is_tracked, chain(map(_T_NAME, heaptypes), map(_T_QUALNAME, heaptypes))))
                 found.update(zip(map(id, u), u))
+                del u
             del heaptypes
-        del objs, chunk, u, tids
+        del objs, chunk, tids
         # CPython leaves tuples and dicts of atomic items untracked; their
         # items are found by looking into them, each container once.
-        done = 0
-        while done < len(found):
-            new = list(islice(found.values(), done, None))
-            done += len(new)
+        done_f = done_s = 0
+        while done_f < len(found) or done_s < len(singles):
+            new = list(islice(found.values(), done_f, None))
+            done_f += len(new)
+            new.extend(islice(singles, done_s, None))
+            done_s = len(singles)
             todo = list(compress(new, map(_CONTAINERS.__contains__, map(id, map(type, new)))))
             del new
             # The census's own dict of what it found holds only untracked
@@ -244,10 +297,9 @@ def census(path, collect, state, open_temp):
             todo = [o for o in todo if o is not found]
             for i in range(0, len(todo), CHUNK):
                 chunk = todo[i:i + CHUNK]
-                u = list(filterfalse(_is_tracked, _get_referents(*chunk)))
-                found.update(zip(map(id, u), u))
+                take(list(filterfalse(_is_tracked, _get_referents(*chunk))))
                 add_keys(chunk, list(map(id, map(type, chunk))))
-                del u, chunk
+                del chunk
             del todo
         found.pop(id(found), None)
         # Emitted with the ids the dict already holds.
@@ -256,6 +308,9 @@ def census(path, collect, state, open_temp):
         for _ in range(0, len(found), CHUNK):
             c.emit(list(islice(vals, CHUNK)), False, islice(keys, CHUNK))
         del found, keys, vals
+        for i in range(0, len(singles), CHUNK):
+            c.emit(singles[i:i + CHUNK], False)
+        del singles
         roots = [(m, k) for k, m in list(dict.items(sys.modules)) if type(k) is str]
         names = [k.encode("utf-8", "backslashreplace") for _, k in roots]
         w.strings(names)

@@ -185,6 +185,7 @@ func TestPythonCensus(t *testing.T) {
 			Bytes uint64 `json:"shallow_bytes"`
 		} `json:"rows"`
 	}
+	dictBytes := map[string]uint64{}
 	counts := func(name string) (map[string]int, uint64, rows) {
 		var r rows
 		runJSON(t, &r, "summary", "--json", "--top", "0", filepath.Join(dir, name))
@@ -192,6 +193,9 @@ func TestPythonCensus(t *testing.T) {
 		var bytes uint64
 		for _, x := range r.Rows {
 			m[x.Type] = x.Count
+			if x.Type == "dict" {
+				dictBytes[name] = x.Bytes
+			}
 			if x.Type == "__main__.Item" || x.Type == "bytearray" {
 				bytes += x.Bytes
 			}
@@ -210,6 +214,10 @@ func TestPythonCensus(t *testing.T) {
 		if d := cc[typ] - fc[typ]; d < -50 || d > 50 {
 			t.Errorf("%s: census %d, full snapshot %d", typ, cc[typ], fc[typ])
 		}
+	}
+	// The census's own bookkeeping (a dict of what it found) stays out.
+	if c, f := float64(dictBytes["census.pysnap"]), float64(dictBytes["full.pysnap"]); c > 1.02*f || c < 0.98*f {
+		t.Errorf("census: dicts %v bytes, full snapshot %v", c, f)
 	}
 	if diff := float64(cbytes) - float64(want.Bytes); diff < 0 || diff > 0.01*float64(want.Bytes) {
 		t.Errorf("census: Items and bytearrays %d bytes, sys.getsizeof says %d", cbytes, want.Bytes)
