@@ -64,7 +64,7 @@ from ._introspect import (
     _T_MRO, _T_FLAGS, _T_NAME, _FR_BACK, _FR_CODE, _MOD, _MOD_DICT, _WREF, _FT, _FR,
     _CELL, _MT, _BT, _MW, _MEMBER, _is_tracked, _getrefcount, _getsizeof, _dict_items, _dict_get,
     PY312, HAVE_GC, HEAPTYPE, MANAGED_DICT, MANAGED_WEAKREF, GC_HEAD, PREHEADER,
-    is_agent_code, type_name, _tp_dict, _has, _is_csizeof, _is_type, _mro_lookup,
+    is_agent_code, type_name, _tp_dict, _has, _is_csizeof, _is_type, _mro_lookup, c_sizeof,
     safe_attr, _has_dict_slot, _copy_str, executing_frame_ids, materialize_frames,
     _host, from_host)
 from ._handlers import (
@@ -544,34 +544,12 @@ class Capture(Edges):
         return -1
 
     def _size_one(self, o):
-        t = type(o)
-        if not self.unsafe_size.get(id(t)):
+        if not self.unsafe_size.get(id(type(o))):
             try:
                 return _getsizeof(o)
             except Exception as e:
                 _host(e)
-                pass
-        try:
-            for c in _T_MRO(t):
-                d = _tp_dict(c) if _is_type(c) else None
-                if d is not None:
-                    f = d.get("__sizeof__")
-                    if _is_csizeof(f):
-                        s = f(o)
-                        break
-            else:
-                s = object.__sizeof__(o)
-            if type(s) is not int:
-                s = object.__sizeof__(o)
-            fl = _T_FLAGS(t)
-            if fl & HAVE_GC:
-                s += GC_HEAD
-            if fl & (MANAGED_DICT | MANAGED_WEAKREF):
-                s += PREHEADER
-            return s
-        except Exception as e:
-            _host(e)
-            return 0
+        return c_sizeof(o)
 
     def _discover(self, tgt, weak):
         untr, rl = self._untracked_rc(tgt)

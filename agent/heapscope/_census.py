@@ -27,8 +27,8 @@ except ImportError:
 
 from . import _format as F
 from ._introspect import (
-    GC_HEAD, HAVE_GC, MANAGED_DICT, MANAGED_WEAKREF, PREHEADER, _FR, _FR_CODE, _T_FLAGS, _T_MRO,
-    _T_NAME, _T_QUALNAME,
+    HAVE_GC, MANAGED_DICT, MANAGED_WEAKREF, _FR, _FR_CODE, _T_FLAGS, _T_MRO,
+    _T_NAME, _T_QUALNAME, c_sizeof,
     _host, _is_csizeof, _is_type, _tp_dict, is_agent_code, type_name,
 )
 
@@ -89,8 +89,8 @@ class Census:
         # The size: sys.getsizeof when the type's __sizeof__ is C code; the
         # C __sizeof__ itself when that is all getsizeof would add up (no
         # GC header or pre-header: str, int, float, bytes), which is
-        # several times cheaper; size_of for the others.
-        sizer = self.size_of
+        # several times cheaper; c_sizeof for the others.
+        sizer = c_sizeof
         try:
             for c in _T_MRO(t):
                 d = _tp_dict(c) if _is_type(c) else None
@@ -102,8 +102,8 @@ class Census:
                     break
         except Exception as e:
             _host(e)
-            sizer = self.size_of
-        if sizer is self.size_of:
+            sizer = c_sizeof
+        if sizer is c_sizeof:
             self.unsafe.add(id(t))
         self.sizers[id(t)] = sizer
         return i
@@ -117,31 +117,6 @@ class Census:
         self.nstrings += len(names)
         self.w.types([id(t) for t in self.new_types], list(range(first, first + len(names))))
         self.new_types = []
-
-    def size_of(self, o):
-        """The size of an object of an unsafe type: object.__sizeof__ and
-        the headers, as the full capture does."""
-        t = type(o)
-        try:
-            s = None
-            for c in _T_MRO(t):
-                d = _tp_dict(c) if _is_type(c) else None
-                if d is not None:
-                    f = d.get("__sizeof__")
-                    if _is_csizeof(f):
-                        s = f(o)
-                        break
-            if type(s) is not int:
-                s = object.__sizeof__(o)
-            fl = _T_FLAGS(t)
-            if fl & HAVE_GC:
-                s += GC_HEAD
-            if fl & (MANAGED_DICT | MANAGED_WEAKREF):
-                s += PREHEADER
-            return s
-        except Exception as e:
-            _host(e)
-            return 0
 
     def emit(self, chunk, tracked, ids=None):
         tys = list(map(type, chunk))
@@ -158,7 +133,7 @@ class Census:
             sizes = list(map(_call, map(self.sizers.__getitem__, tids), chunk))
         elif self.unsafe and not self.unsafe.isdisjoint(tids):
             unsafe = self.unsafe
-            sizes = [self.size_of(o) if id(type(o)) in unsafe else _getsizeof(o) for o in chunk]
+            sizes = [c_sizeof(o) if id(type(o)) in unsafe else _getsizeof(o) for o in chunk]
         else:
             sizes = list(map(_getsizeof, chunk))
         n = len(chunk)

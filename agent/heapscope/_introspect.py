@@ -185,6 +185,34 @@ def _is_csizeof(f):
     return t is _types.MethodDescriptorType or t is _types.WrapperDescriptorType
 
 
+def c_sizeof(o):
+    """The size sys.getsizeof(o) gives, without running the program's
+    code: the first C __sizeof__ on o's type's MRO (object.__sizeof__ if
+    there is none), plus the GC header and pre-header getsizeof adds. For
+    objects whose class defines __sizeof__ in Python. 0 if it fails."""
+    t = type(o)
+    try:
+        s = None
+        for c in _T_MRO(t):
+            d = _tp_dict(c) if _is_type(c) else None
+            if d is not None:
+                f = d.get("__sizeof__")
+                if _is_csizeof(f):
+                    s = f(o)
+                    break
+        if type(s) is not int:
+            s = object.__sizeof__(o)
+        fl = _T_FLAGS(t)
+        if fl & HAVE_GC:
+            s += GC_HEAD
+        if fl & (MANAGED_DICT | MANAGED_WEAKREF):
+            s += PREHEADER
+        return s
+    except Exception as e:
+        _host(e)
+        return 0
+
+
 def _is_type(c):
     """isinstance(c, type) without isinstance (which may read c.__class__)."""
     return bool(_T_FLAGS(type(c)) & (1 << 31))
