@@ -7,6 +7,7 @@ import (
 
 	"github.com/heapscope/heapscope/analyze"
 	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/report"
 )
 
 // analysis is a snapshot with its dominator tree. For runtimes with
@@ -41,6 +42,20 @@ func analyzeGraph(g *heap.Graph, stderr io.Writer, weakPaths bool) *analysis {
 		return nil
 	})
 	return a
+}
+
+// loadAnalysis reads the snapshot at path for a command that needs its
+// references (what names the command for the error a census gets), and
+// computes its dominator tree and shortest paths.
+func (a *analysisFlags) loadAnalysis(path, what string, stderr io.Writer, weakPaths bool) (*analysis, report.Source, error) {
+	g, src, err := load(path, stderr, a.out.verbose)
+	if err != nil {
+		return nil, src, err
+	}
+	if err := needReferences(g, path, what); err != nil {
+		return nil, src, err
+	}
+	return analyzeGraph(g, stderr, weakPaths), src, nil
 }
 
 // collectReaderGarbage gives the reader's transient arrays back before a

@@ -16,14 +16,11 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g, src, err := load(pos[0], stderr, a.out.verbose)
+	an, src, err := a.loadAnalysis(pos[0], "top", stderr, false)
 	if err != nil {
 		return err
 	}
-	if err := needReferences(g, pos[0], "top"); err != nil {
-		return err
-	}
-	an := analyzeGraph(g, stderr, false)
+	g := an.g
 	n := a.out.top
 	if n == 0 {
 		n = g.NumObjects()
@@ -49,18 +46,15 @@ func runTree(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g, src, err := load(pos[0], stderr, a.out.verbose)
-	if err != nil {
-		return err
-	}
 	min, err := parseSize(*minSize)
 	if err != nil {
 		return usagef("--min-size: %v", err)
 	}
-	if err := needReferences(g, pos[0], "tree"); err != nil {
+	an, src, err := a.loadAnalysis(pos[0], "tree", stderr, false)
+	if err != nil {
 		return err
 	}
-	an := analyzeGraph(g, stderr, false)
+	g := an.g
 	start := analyze.SuperRoot
 	if *from != "" {
 		addr, err := strconv.ParseUint(strings.TrimPrefix(*from, "0x"), 16, 64)
@@ -106,14 +100,11 @@ func runWhy(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	g, src, err := load(pos[0], stderr, a.out.verbose)
+	an, src, err := a.loadAnalysis(pos[0], "why", stderr, *weak)
 	if err != nil {
 		return err
 	}
-	if err := needReferences(g, pos[0], "why"); err != nil {
-		return err
-	}
-	an := analyzeGraph(g, stderr, *weak)
+	g := an.g
 	objs := analyze.Select(g, sel)
 	if len(objs) == 0 {
 		return fmt.Errorf("%s selects no object in %s", pos[1], pos[0])
@@ -148,14 +139,10 @@ func runContainers(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g, src, err := load(pos[0], stderr, a.out.verbose)
+	an, src, err := a.loadAnalysis(pos[0], "containers", stderr, false)
 	if err != nil {
 		return err
 	}
-	if err := needReferences(g, pos[0], "containers"); err != nil {
-		return err
-	}
-	an := analyzeGraph(g, stderr, false)
 	var rows []report.ContainerRow
 	for _, c := range analyze.Containers(an.tree, a.out.top) {
 		p, _ := an.paths.Path(c.Object)
