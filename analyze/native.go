@@ -57,9 +57,8 @@ const internedSlack = 2
 // metaclass, and targets of "__class__" edges), modules and their dicts
 // (targets of a module's "__dict__" edge), code objects, frames of
 // running threads, C functions and descriptors, small ints (-5..256,
-// cached by CPython), CPython's records of each class's subclasses (dicts
-// of weak references keyed by int), and strs with at most 2 unexplained
-// references (interned strings). Objects whose referrers the agent could not see in
+// cached by CPython) and strs with at most 2 unexplained references
+// (interned strings). Objects whose referrers the agent could not see in
 // full (a referrer flagged heap.FlagOpaque) may show up here: the
 // snapshot cannot tell which of their references it missed.
 func NativeHeld(g *heap.Graph) []NativeObject {
@@ -129,15 +128,6 @@ func NativeHeld(g *heap.Graph) []NativeObject {
 			}
 		}
 	}
-	// CPython's record of a class's subclasses (tp_subclasses): a dict,
-	// held by the class in a slot no traversal shows, of weak references
-	// keyed by the subclasses' addresses.
-	names := newNameMatcher(g)
-	for v := range n {
-		if cand.has(uint32(v)) && g.TypeName(g.Type(heap.ObjectID(v))) == "dict" && subclassRecord(g, heap.ObjectID(v), names) {
-			cand[v>>6] &^= 1 << (v & 63)
-		}
-	}
 	var out []NativeObject
 	for v := range n {
 		if cand.has(uint32(v)) {
@@ -151,27 +141,6 @@ func NativeHeld(g *heap.Graph) []NativeObject {
 func valueOf(g *heap.Graph, id heap.ObjectID) string {
 	v, _ := g.Value(id)
 	return v
-}
-
-// subclassRecord reports whether dict d holds nothing but int keys and
-// weak references (the shape of CPython's tp_subclasses).
-func subclassRecord(g *heap.Graph, d heap.ObjectID, names *nameMatcher) bool {
-	es := g.Edges(d)
-	if len(es) == 0 {
-		return false
-	}
-	for _, e := range es {
-		switch g.TypeName(g.Type(e.To)) {
-		case "int":
-			if !names.is(e.Label, "<key>") {
-				return false
-			}
-		case "weakref.ReferenceType":
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // NativeRoots returns the objects of held, to pass as

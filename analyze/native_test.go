@@ -99,34 +99,3 @@ func TestNativeHeldImmortalAndNoRefcounts(t *testing.T) {
 		t.Errorf("NativeHeld without refcounts = %+v", got)
 	}
 }
-
-// TestNativeHeldSubclassRecord: a dict of weak references keyed by int
-// that nothing in the snapshot holds is CPython's record of a class's
-// subclasses, not something a native struct leaked.
-func TestNativeHeldSubclassRecord(t *testing.T) {
-	g := heaptest.MustParse(t, `
-runtime python
-root module m m
-m module 72
-rec dict 232 -> <key>=k1 w1
-k1 int 32
-w1 weakref.ReferenceType 80
-leak dict 232 -> <key>=k2 v2
-k2 int 32
-v2 bytearray 1000
-refcount m 1
-refcount rec 1
-refcount k1 1
-refcount w1 1
-refcount leak 1
-refcount k2 1
-refcount v2 1
-`)
-	var got []string
-	for _, o := range NativeHeld(g) {
-		got = append(got, g.TypeName(g.Type(o.Object)))
-	}
-	if len(got) != 1 || got[0] != "dict" {
-		t.Fatalf("NativeHeld = %v, want only the dict that holds a bytearray", got)
-	}
-}
