@@ -30,7 +30,6 @@ func TreeView(t *DomTree, from heap.ObjectID, opt TreeOptions) []TreeLine {
 	if opt.MaxDepth <= 0 {
 		opt.MaxDepth = 1
 	}
-	g := t.g
 	var out []TreeLine
 	type frame struct {
 		id    heap.ObjectID
@@ -40,17 +39,7 @@ func TreeView(t *DomTree, from heap.ObjectID, opt TreeOptions) []TreeLine {
 	for len(stack) > 0 {
 		fr := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		line := TreeLine{Depth: fr.depth, Object: fr.id}
-		if fr.id != SuperRoot {
-			if p := t.Idom(fr.id); p != SuperRoot && p != Unreachable {
-				for _, e := range g.Edges(p) {
-					if e.To == fr.id {
-						line.Edge = g.EdgeName(e.Label)
-						break
-					}
-				}
-			}
-		}
+		line := TreeLine{Depth: fr.depth, Object: fr.id, Edge: idomEdge(t, fr.id)}
 		if fr.depth < opt.MaxDepth {
 			kids := t.Children(fr.id)
 			var shown []heap.ObjectID

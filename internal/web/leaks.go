@@ -1,0 +1,147 @@
+package web
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/report"
+)
+
+type findingJSON struct {
+	Type     string   `json:"type"`
+	Count    int      `json:"count"`
+	Retained uint64   `json:"retained_bytes"`
+	Shallow  uint64   `json:"shallow_bytes"`
+	Growth   int      `json:"growth,omitempty"`
+	Noise    string   `json:"noise,omitempty"`
+	Counts   []int    `json:"counts,omitempty"`
+	Path     string   `json:"path"`
+	Sample   pathJSON `json:"sample"`
+}
+
+// leaks applies the three-snapshot rule to the snapshots named by the
+// query values baseline, target and final (by default the first, the
+// middle and the last). Sample paths are in the final snapshot.
+func (s *server) leaks(r *http.Request) (any, error) {
+	n := len(s.snaps)
+	if n < 3 {
+		return nil, badRequest("finding leaks takes three snapshots (baseline, target, final); there are %d", n)
+	}
+	var idx [3]int
+	for k, name := range []string{"baseline", "target", "final"} {
+		def := []int{0, n / 2, n - 1}[k]
+		var err error
+		if idx[k], err = s.snapshotParam(r, name, def); err != nil {
+			return nil, err
+		}
+	}
+	if idx[0] == idx[1] || idx[1] == idx[2] || idx[0] == idx[2] {
+		return nil, badRequest("baseline, target and final must be three different snapshots, got %v", idx)
+	}
+	var gs [3]*heap.Graph
+	for k, i := range idx {
+		gs[k] = s.snaps[i].Graph
+		if gs[k].Meta().Attrs["census"] == "true" {
+			return nil, badRequest("%s is a census: it has no references; finding leaks needs full snapshots", s.snaps[i].Path)
+		}
+	}
+	p, err := parsePage(r)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := s.cached(fmt.Sprintf("leaks/%v", idx), func() (any, error) {
+		return analyze.Leaks(gs[0], gs[1], gs[2], s.opt.Leaks), nil
+	})
+	rep := v.(analyze.LeakReport)
+	page, err := cut(rep.Findings, p, func(f analyze.LeakFinding) string { return f.Type + " " + report.SignatureText(f.PathGroup) },
+		map[string]column[analyze.LeakFinding]{
+			"type":           func(a, b analyze.LeakFinding) int { return cmp.Compare(a.Type, b.Type) },
+			"count":          num(func(f analyze.LeakFinding) int { return f.Count }),
+			"retained_bytes": num(func(f analyze.LeakFinding) uint64 { return f.Retained }),
+			"shallow_bytes":  num(func(f analyze.LeakFinding) uint64 { return f.Bytes }),
+		})
+	if err != nil {
+		return nil, err
+	}
+	rows := []findingJSON{}
+	for _, f := range page.Rows {
+		rows = append(rows, findingJSON{f.Type, f.Count, f.Retained, f.Bytes, f.Growth, f.Noise, f.Counts,
+			report.SignatureText(f.PathGroup), pathOf(gs[2], f.Sample)})
+	}
+	return struct {
+		Baseline    int                  `json:"baseline"`
+		Target      int                  `json:"target"`
+		Final       int                  `json:"final"`
+		Runtime     string               `json:"runtime"`
+		Identity    analyze.IdentityMode `json:"identity"`
+		New         int                  `json:"new"`
+		Leaked      int                  `json:"leaked"`
+		LeakedBytes uint64               `json:"leaked_bytes"`
+		Unreached   int                  `json:"unreached"`
+		Suppressed  int                  `json:"suppressed"`
+		Total       int                  `json:"total"`
+		Rows        []findingJSON        `json:"rows"`
+	}{idx[0], idx[1], idx[2], rep.Runtime, rep.Mode, rep.New, rep.Leaked, rep.LeakedBytes, rep.Unreached,
+		rep.Suppressed, page.Total, rows}, nil
+}
+
+// trendRows bounds the paths and collections the trend view lists.
+const trendRows = 100
+
+// trend follows every snapshot, oldest first (the order given).
+func (s *server) trend(r *http.Request) (any, error) {
+	if len(s.snaps) < 2 {
+		return nil, badRequest("a trend takes two snapshots or more; there is %d", len(s.snaps))
+	}
+	p, err := parsePage(r)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := s.cached("trend", func() (any, error) {
+		var gs []*heap.Graph
+		for _, snap := range s.snaps {
+			gs = append(gs, snap.Graph)
+		}
+		return analyze.TrendAll(gs), nil
+	})
+	rep := v.(analyze.TrendReport)
+	page, err := cut(rep.Types, p, func(t analyze.TypeTrend) string { return t.Type },
+		map[string]column[analyze.TypeTrend]{
+			"type":               func(a, b analyze.TypeTrend) int { return cmp.Compare(a.Type, b.Type) },
+			"growth":             func(a, b analyze.TypeTrend) int { return cmp.Compare(a.Growth, b.Growth) },
+			"count_per_snapshot": num(func(t analyze.TypeTrend) float64 { return t.PerSnapshot }),
+			"bytes_per_snapshot": num(func(t analyze.TypeTrend) float64 { return t.BytesPerSnapshot }),
+		})
+	if err != nil {
+		return nil, err
+	}
+	type pathTrend struct {
+		analyze.PathTrend
+		Path string `json:"path"`
+	}
+	type collTrend struct {
+		analyze.CollectionTrend
+		Path string `json:"path"`
+	}
+	out := struct {
+		Identity    analyze.IdentityMode `json:"identity"`
+		Snapshots   []string             `json:"snapshots"`
+		Total       int                  `json:"total"`
+		Rows        []analyze.TypeTrend  `json:"rows"`
+		Paths       []pathTrend          `json:"paths"`
+		Collections []collTrend          `json:"collections"`
+	}{Identity: rep.Mode, Total: page.Total, Rows: page.Rows, Paths: []pathTrend{}, Collections: []collTrend{}}
+	for _, snap := range s.snaps {
+		out.Snapshots = append(out.Snapshots, snap.Path)
+	}
+	for _, x := range rep.Paths[:min(len(rep.Paths), trendRows)] {
+		out.Paths = append(out.Paths, pathTrend{x, report.SignatureText(x.Group)})
+	}
+	for _, x := range rep.Collections[:min(len(rep.Collections), trendRows)] {
+		out.Collections = append(out.Collections, collTrend{x, report.PathText(x.Path)})
+	}
+	return out, nil
+}

@@ -1,0 +1,460 @@
+// app.js: the pages of `heapscope web`. Each view asks the local server
+// for what it shows (see package web's doc for the endpoints) and draws
+// it; the location hash (#/view?key=value) says which view and what.
+'use strict';
+
+(() => {
+  const { el, bytes, count, Table } = HS;
+  const main = document.getElementById('main');
+  const state = { snaps: [], leaks: null };
+
+  // api fetches JSON from the server; it throws the server's error text.
+  async function api(path, params) {
+    const qs = params ? '?' + new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '' && v !== undefined && v !== null)) : '';
+    const res = await fetch(path + qs, { headers: { Accept: 'application/json' } });
+    const body = await res.json();
+    if (!res.ok) throw new Error(body.error || res.statusText);
+    return body;
+  }
+
+  // remote serves a Table from a paged endpoint.
+  const remote = (path, extra) => (q) => api(path, { ...extra, q: q.q, sort: q.sort, desc: q.desc ? 1 : '', offset: q.offset, limit: q.limit });
+
+  // link builds a hash for a view and its parameters.
+  function link(view, params) {
+    const qs = new URLSearchParams(Object.entries(params || {}).filter(([, v]) => v !== '' && v !== undefined && v !== null));
+    return '#/' + view + (qs.toString() ? '?' + qs : '');
+  }
+  const treeLink = (s, id) => link('tree', { s, id });
+  const whyLink = (s, params) => link('why', { s, ...params });
+  const stepLink = (s) => (step) => treeLink(s, step.id);
+
+  function parseHash() {
+    const h = location.hash.replace(/^#\/?/, '');
+    const [view, qs] = h.split('?');
+    return { view: view || 'overview', params: Object.fromEntries(new URLSearchParams(qs || '')) };
+  }
+
+  function snapSelect(name, value, onchange) {
+    return el('select', { name, onchange: (e) => onchange(Number(e.target.value)) },
+      state.snaps.map((s) => el('option', { value: s.index, selected: s.index === value, text: `${s.index + 1}: ${HS.basename(s.path)}` })));
+  }
+  const snapParam = (p, name, def) => {
+    const v = p[name] === undefined ? def : Number(p[name]);
+    return Number.isInteger(v) && v >= 0 && v < state.snaps.length ? v : def;
+  };
+
+  function section(title, ...kids) {
+    return el('section', {}, el('h2', { text: title }), ...kids);
+  }
+  function failure(err) {
+    return el('p', { class: 'error', text: String(err.message || err) });
+  }
+  function objectLink(s, o) {
+    return el('a', { href: treeLink(s, o.id), class: 'object', text: HS.objectText(o), title: 'show in the dominator tree' });
+  }
+
+  // ---- overview ----
+  function overview() {
+    const cards = state.snaps.map((s) => {
+      const o = s.overview;
+      const rows = [
+        ['runtime', o.runtime + (o.version ? ' ' + o.version : '') + (o.census ? ' (census: no references)' : '')],
+        ['objects', count(o.objects)], ['edges', count(o.edges)], ['bytes', bytes(o.bytes)],
+        ['types', count(o.types)], ['roots', count(o.roots)], ['warnings', count(o.warnings)],
+      ];
+      const links = [el('a', { href: link('summary', { s: s.index }), text: 'summary' })];
+      if (!o.census) {
+        links.push(el('a', { href: link('top', { s: s.index }), text: 'top' }),
+          el('a', { href: treeLink(s.index, 'root'), text: 'dominator tree' }),
+          el('a', { href: whyLink(s.index, {}), text: 'why' }));
+      }
+      return el('div', { class: 'card', 'data-snapshot': s.index },
+        el('h3', { title: s.path, text: `${s.index + 1}: ${s.path}` }),
+        el('dl', {}, rows.map(([k, v]) => [el('dt', { text: k }), el('dd', { 'data-field': k, text: v })])),
+        s.warnings.length ? el('details', { class: 'warnings' }, el('summary', { text: `${count(o.warnings)} warnings` }),
+          el('ul', {}, s.warnings.map((w) => el('li', { text: w }))),
+          o.warnings > s.warnings.length ? el('p', { text: `(${count(o.warnings - s.warnings.length)} more: heapscope summary -v lists them)` }) : null) : null,
+        el('p', { class: 'links' }, links));
+    });
+    const more = [];
+    if (state.snaps.length >= 2) more.push(el('a', { href: link('diff', {}), text: 'diff the first and the last' }), el('a', { href: link('trend', {}), text: 'trend over all' }));
+    if (state.leaks) more.push(el('a', { href: link('leaks', {}), text: 'find leaks (three snapshots)' }));
+    return [el('h1', { text: `${state.snaps.length} snapshot${state.snaps.length === 1 ? '' : 's'}` }),
+      el('div', { class: 'cards' }, cards), more.length ? el('p', { class: 'links' }, more) : null];
+  }
+
+  // ---- summary ----
+  function summary(p) {
+    const s = snapParam(p, 's', 0);
+    const t = new Table({
+      name: 'summary', filter: 'filter by type', q: p.q, limit: 100,
+      source: remote(`/api/snapshots/${s}/summary`),
+      columns: [
+        { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
+        { key: 'shallow_bytes', label: 'shallow bytes', num: true, cell: (r) => bytes(r.shallow_bytes) },
+        { key: 'type', label: 'type', cell: (r) => state.snaps[s].overview.census ? r.type : el('a', { href: whyLink(s, { type: r.type }), text: r.type, title: 'why are they alive?' }) },
+      ],
+    });
+    return [el('h1', { text: 'Objects and shallow bytes per type' }),
+      el('p', { class: 'controls' }, 'snapshot ', snapSelect('s', s, (v) => go('summary', { s: v }))),
+      t.element];
+  }
+
+  // ---- diff ----
+  function diff(p) {
+    const a = snapParam(p, 'a', 0), b = snapParam(p, 'b', state.snaps.length - 1);
+    const cols = [
+      { key: 'count_delta', label: 'count Δ', num: true, cell: (r) => HS.signedCount(r.count_delta) },
+      { key: 'bytes_delta', label: 'bytes Δ', num: true, cell: (r) => HS.signedBytes(r.bytes_delta) },
+      { key: 'count_after', label: 'count', num: true, cell: (r) => `${count(r.count_before)} → ${count(r.count_after)}` },
+      { key: 'bytes_after', label: 'bytes', num: true, cell: (r) => `${bytes(r.bytes_before)} → ${bytes(r.bytes_after)}` },
+      { key: 'new', label: 'new', num: true, cell: (r) => (r.new >= 0 ? count(r.new) : '') },
+      { key: 'type', label: 'type', cell: (r) => el('span', {}, r.type, r.status ? el('span', { class: 'tag', text: r.status }) : null) },
+    ];
+    const t = new Table({ name: 'diff', filter: 'filter by type', q: p.q, limit: 100, source: remote('/api/diff', { a, b }), columns: cols });
+    return [el('h1', { text: 'Change per type' }),
+      el('p', { class: 'controls' }, 'before ', snapSelect('a', a, (v) => go('diff', { a: v, b })), ' after ', snapSelect('b', b, (v) => go('diff', { a, b: v }))),
+      t.element];
+  }
+
+  // ---- dominator tree: breadcrumb, treemap, expandable table ----
+  function tree(p) {
+    const s = snapParam(p, 's', 0);
+    const id = p.id || 'root';
+    const crumbs = el('nav', { class: 'crumbs' });
+    const chartBox = el('div', { id: 'treemap', class: 'chart' });
+    const body = el('tbody');
+    const table = el('table', { class: 'grid tree', 'data-table': 'tree' },
+      el('thead', {}, el('tr', {}, ['object', 'retained', 'shallow', 'children', ''].map((h, i) => el('th', { class: i > 0 && i < 4 ? 'num' : null, text: h })))), body);
+    const view = [el('h1', { text: 'Dominator tree' }),
+      el('p', { class: 'controls' }, 'snapshot ', snapSelect('s', s, (v) => go('tree', { s: v })),
+        ' Retained size: what would be freed if the object went. Click a rectangle or a row\u2019s focus to go down.'),
+      crumbs, chartBox, table];
+
+    api(`/api/snapshots/${s}/object/${id}`).then((info) => {
+      crumbs.replaceChildren(...[...info.dominators, info.object].map((o, i, all) => {
+        const label = o.id === 'root' ? '(all roots)' : o.type;
+        return [i > 0 ? ' › ' : '', i === all.length - 1 ? el('b', { text: label }) : el('a', { href: treeLink(s, o.id), text: label, title: HS.objectText(o) })];
+      }).flat());
+      if (info.path) crumbs.append(el('div', { class: 'held-by' }, 'held by ', HS.pathView(info.path.text, info.path, stepLink(s))));
+      const top = row(s, info.object, 0, null);
+      body.replaceChildren(top.tr);
+      if (info.object.children > 0) top.expand();
+    }).catch((err) => crumbs.replaceChildren(failure(err)));
+
+    requestAnimationFrame(() => drawTreemap(s, id, chartBox));
+    return view;
+  }
+
+  // row makes an expandable row of the tree table; children are fetched
+  // a page at a time when it opens.
+  function row(s, o, depth, after) {
+    const toggle = el('button', { type: 'button', class: 'toggle', text: o.children > 0 ? '▸' : '', disabled: o.children === 0, title: 'show what it dominates' });
+    const name = el('td', { class: 'name', style: `padding-left:${0.3 + depth * 1.2}em` }, toggle,
+      o.edge ? el('span', { class: 'edge', text: o.edge }) : null, el('span', { class: 'object', text: HS.objectText(o) }));
+    const actions = el('td', { class: 'actions' },
+      o.id !== 'root' ? el('a', { href: treeLink(s, o.id), text: 'focus', title: 'draw the tree from here' }) : null,
+      o.id !== 'root' ? el('a', { href: whyLink(s, { id: o.id }), text: 'why', title: 'why is it alive?' }) : null);
+    const tr = el('tr', { 'data-id': o.id, 'data-depth': depth }, name,
+      el('td', { class: 'num', text: bytes(o.retained_bytes) }), el('td', { class: 'num', text: bytes(o.shallow_bytes) }),
+      el('td', { class: 'num', text: o.children ? count(o.children) : '' }), actions);
+    let open = false;
+    // more shows a page of children: after this row, or in place of the
+    // "show more" row that asked for it (rows of opened children stay
+    // above it).
+    async function more(offset, moreRow) {
+      const res = await api(`/api/snapshots/${s}/children/${o.id}`, { offset, limit: 50 });
+      const rows = res.rows.map((k) => row(s, k, depth + 1).tr);
+      const left = res.total - offset - res.rows.length;
+      if (left > 0) {
+        const btn = el('button', { type: 'button', text: `show ${Math.min(50, left)} more (${count(left)} left)` });
+        const next = el('tr', { class: 'more', 'data-depth': depth + 1 }, el('td', { colspan: 5, style: `padding-left:${1.5 + (depth + 1) * 1.2}em` }, btn));
+        btn.addEventListener('click', () => { btn.disabled = true; more(offset + res.rows.length, next); });
+        rows.push(next);
+      }
+      if (moreRow) moreRow.replaceWith(...rows);
+      else tr.after(...rows);
+    }
+    async function expand() {
+      if (open || o.children === 0) return;
+      open = true;
+      toggle.textContent = '▾';
+      tr.classList.add('open');
+      try { await more(0, null); } catch (err) { tr.after(el('tr', { 'data-depth': depth + 1 }, el('td', { colspan: 5 }, failure(err)))); }
+    }
+    // collapse removes every row below this one that is deeper.
+    function collapse() {
+      open = false;
+      toggle.textContent = '▸';
+      tr.classList.remove('open');
+      while (tr.nextElementSibling && Number(tr.nextElementSibling.dataset.depth) > depth) tr.nextElementSibling.remove();
+    }
+    toggle.addEventListener('click', () => (open ? collapse() : expand()));
+    return { tr, expand };
+  }
+
+  // drawTreemap draws two levels of the dominator tree below id; clicking
+  // an object focuses the page on it.
+  async function drawTreemap(s, id, box) {
+    let node;
+    try { node = await api(`/api/snapshots/${s}/treemap/${id}`); } catch (err) { box.replaceChildren(failure(err)); box.classList.add('failed'); return; }
+    const label = (o) => (o.edge ? o.edge + ' ' : '') + o.type + (o.value ? ' ' + JSON.stringify(o.value.length > 40 ? o.value.slice(0, 40) + '…' : o.value) : '');
+    const extra = (o) => {
+      const out = [];
+      if (o.shallow_bytes > 0 && o.id !== 'root') out.push({ name: '(itself)', value: o.shallow_bytes, itemStyle: { color: '#d9d9d9' } });
+      if (o.hidden > 0) out.push({ name: `(${count(o.hidden)} more)`, value: o.hidden_bytes, itemStyle: { color: '#bfbfbf' } });
+      return out;
+    };
+    // Level 1 objects show their children (level 2), what they hold
+    // themselves and the children the server left out; level 2 objects
+    // are leaves.
+    const conv = (o, level) => ({
+      name: label(o), value: o.retained_bytes, id: o.id, obj: o,
+      children: level === 1 && (o.kids || o.hidden) ? [...(o.kids || []).map((k) => conv(k, 2)), ...extra(o)] : undefined,
+    });
+    const data = [...(node.kids || []).map((k) => conv(k, 1)), ...extra(node)];
+    const c = HS.chart(box);
+    c.setOption({
+      animation: false,
+      tooltip: {
+        formatter: (info) => {
+          const o = info.data.obj;
+          if (!o) return `${info.name}: ${bytes(info.value)}`;
+          return `${HS.objectText(o).replace(/[<&]/g, (ch) => (ch === '<' ? '&lt;' : '&amp;'))}<br>retained ${bytes(o.retained_bytes)}, shallow ${bytes(o.shallow_bytes)}`;
+        },
+      },
+      series: [{
+        type: 'treemap', data, nodeClick: false, roam: false, breadcrumb: { show: false },
+        width: '100%', height: '100%', top: 0, left: 0,
+        label: { show: true, position: 'insideTopLeft', overflow: 'truncate', formatter: (i) => `${i.name}  ${bytes(i.value)}` },
+        upperLabel: { show: true, height: 22, formatter: (i) => `${i.name}  ${bytes(i.value)}` },
+        levels: [
+          { itemStyle: { borderColor: '#fff', borderWidth: 3, gapWidth: 3 } },
+          { itemStyle: { borderColorSaturation: 0.6, gapWidth: 1, borderWidth: 1 }, colorSaturation: [0.35, 0.6] },
+        ],
+      }],
+    });
+    c.on('click', (info) => { if (info.data && info.data.id) go('tree', { s, id: info.data.id }); });
+    box.dataset.ready = 'true';
+  }
+
+  // ---- why ----
+  function why(p) {
+    const s = snapParam(p, 's', 0);
+    const kinds = [['type', 'type name'], ['addr', 'address (0x…)'], ['value', 'value contains'], ['id', 'object id']];
+    let kind = kinds.map((k) => k[0]).find((k) => p[k]) || 'type';
+    const input = el('input', { type: 'text', name: 'selector', value: p[kind] || '', list: 'type-names', size: 40, placeholder: 'e.g. app.Session' });
+    const kindSel = el('select', { name: 'kind' }, kinds.map(([k, label]) => el('option', { value: k, selected: k === kind, text: label })));
+    const list = el('datalist', { id: 'type-names' });
+    const form = el('form', { class: 'controls', onsubmit: (e) => { e.preventDefault(); go('why', { s, [kindSel.value]: input.value.trim() }); } },
+      'snapshot ', snapSelect('s', s, (v) => go('why', { s: v, [kind]: p[kind] })), ' ', kindSel, ' ', input, ' ', el('button', { type: 'submit', text: 'why alive?' }), list);
+    api(`/api/snapshots/${s}/summary`, { limit: 1000 }).then((r) => list.replaceChildren(...r.rows.map((t) => el('option', { value: t.type })))).catch(() => {});
+    const view = [el('h1', { text: 'Why is it alive? Shortest paths from the roots, merged' }), form];
+    if (!p[kind]) return view;
+    const head = el('p', { class: 'verdict' });
+    const objBox = el('div');
+    view.push(head, objBox);
+    if (kind === 'id') {
+      api(`/api/snapshots/${s}/object/${p.id}`).then((info) => {
+        const chain = info.dominators.filter((d) => d.id !== 'root');
+        objBox.replaceChildren(el('p', {}, objectLink(s, info.object), ` retains ${bytes(info.object.retained_bytes)} (shallow ${bytes(info.object.shallow_bytes)})`,
+          chain.length ? el('span', {}, '; dominated by ', chain.map((d, i) => [i ? ' › ' : '', objectLink(s, d)]).flat()) : null));
+      }).catch((err) => objBox.replaceChildren(failure(err)));
+    }
+    const t = new Table({
+      name: 'why', filter: 'filter paths', limit: 25,
+      source: async (q) => {
+        const r = await api(`/api/snapshots/${s}/why`, { [kind]: p[kind], q: q.q, sort: q.sort, desc: q.desc ? 1 : '', offset: q.offset, limit: q.limit });
+        head.textContent = `${r.selector} selects ${count(r.selected)} objects held by ${count(r.total)} paths` + (r.unreached ? `; ${count(r.unreached)} reached by no path` : '');
+        return r;
+      },
+      columns: [
+        { key: 'count', label: 'objects', num: true, cell: (r) => count(r.count) },
+        { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
+        { key: 'path', label: 'held by (e.g. one path: click to see its objects)', sort: false, cell: (r) => HS.pathView(r.count === 1 ? r.sample.text : r.path, r.sample, stepLink(s)) },
+      ],
+    });
+    view.push(t.element);
+    return view;
+  }
+
+  // ---- top ----
+  function top(p) {
+    const s = snapParam(p, 's', 0);
+    const box = el('div', {}, el('p', { class: 'loading', text: 'computing the dominator tree…' }));
+    api(`/api/snapshots/${s}/top`).then((d) => {
+      const objs = new Table({
+        name: 'top-objects', source: HS.localSource(d.objects, (o) => o.type), limit: 20,
+        columns: [
+          { key: 'retained_bytes', label: 'retained', num: true, cell: (o) => bytes(o.retained_bytes) },
+          { key: 'shallow_bytes', label: 'shallow', num: true, cell: (o) => bytes(o.shallow_bytes) },
+          { key: 'type', label: 'object', cell: (o) => objectLink(s, o) },
+          { key: 'dominators', label: 'dominated by', sort: false, cell: (o) => (o.dominators.length ? el('span', {}, o.dominators.map((d, i) => [i ? ' › ' : '', el('a', { href: treeLink(s, d.id), text: d.type })]).flat()) : '-') },
+          { key: 'path', label: 'held by', sort: false, cell: (o) => (o.path ? HS.pathView(o.path.text, o.path, stepLink(s)) : '') },
+        ],
+      });
+      const types = new Table({
+        name: 'top-types', filter: 'filter by type', limit: 25, source: remote(`/api/snapshots/${s}/types`),
+        columns: [
+          { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
+          { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
+          { key: 'shallow_bytes', label: 'shallow', num: true, cell: (r) => bytes(r.shallow_bytes) },
+          { key: 'type', label: 'type', cell: (r) => el('a', { href: whyLink(s, { type: r.type }), text: r.type }) },
+        ],
+      });
+      const parts = [section(`Objects that retain the most (of ${bytes(d.reachable_bytes)} reachable)`, objs.element),
+        section('Types that retain the most (each object counted once)', types.element)];
+      if (d.held_outside_heap.length) {
+        parts.push(section('Held outside the heap (more references than the snapshot shows)', new Table({
+          name: 'native', source: HS.localSource(d.held_outside_heap, (r) => r.type), limit: 20,
+          columns: [
+            { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
+            { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
+            { key: 'excess_references', label: 'extra refs', num: true, cell: (r) => count(r.excess_references) },
+            { key: 'type', label: 'type', cell: (r) => el('a', { href: whyLink(s, { type: r.type }), text: r.type }) },
+            { key: 'sample', label: 'e.g.', sort: false, cell: (r) => objectLink(s, r.sample) },
+          ],
+        }).element));
+      }
+      if (d.unreachable > 0) {
+        parts.push(section('Unreachable', el('p', { text: `${count(d.unreachable)} objects (${bytes(d.unreachable_bytes)}) that no root reaches` }),
+          new Table({
+            name: 'unreachable', source: HS.localSource(d.unreachable_types, (r) => r.type), limit: 10,
+            columns: [
+              { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
+              { key: 'shallow_bytes', label: 'shallow', num: true, cell: (r) => bytes(r.shallow_bytes) },
+              { key: 'type', label: 'type' },
+            ],
+          }).element));
+      }
+      box.replaceChildren(...parts);
+    }).catch((err) => box.replaceChildren(failure(err)));
+    return [el('h1', { text: 'What retains the most' }), el('p', { class: 'controls' }, 'snapshot ', snapSelect('s', s, (v) => go('top', { s: v }))), box];
+  }
+
+  // ---- leaks ----
+  function leaks(p) {
+    if (!state.leaks) return [el('h1', { text: 'Leaks' }), el('p', { text: 'Finding leaks takes three snapshots of one process: baseline, target and final.' })];
+    const pick = { baseline: snapParam(p, 'baseline', state.leaks[0]), target: snapParam(p, 'target', state.leaks[1]), final: snapParam(p, 'final', state.leaks[2]) };
+    const head = el('p', { class: 'verdict' });
+    const t = new Table({
+      name: 'leaks', filter: 'filter by type or path', limit: 25,
+      source: async (q) => {
+        const r = await api('/api/leaks', { ...pick, q: q.q, sort: q.sort, desc: q.desc ? 1 : '', offset: q.offset, limit: q.limit });
+        head.textContent = r.identity === 'none'
+          ? `objects cannot be matched across these snapshots (identity: none): findings are the paths that held more objects in target than in baseline, and no fewer in final; they hold ${count(r.leaked)} objects (${bytes(r.leaked_bytes)})`
+          : `identity: ${r.identity}; ${count(r.new)} objects new in target, ${count(r.leaked)} of them still alive in final (${bytes(r.leaked_bytes)})`;
+        if (r.suppressed) head.textContent += `; ${count(r.suppressed)} groups set aside as known noise`;
+        if (r.total === 0 && !q.q) head.textContent += '. No leak found.';
+        return r;
+      },
+      columns: [
+        { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
+        { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
+        { key: 'type', label: 'type', cell: (r) => el('a', { href: whyLink(pick.final, { type: r.type }), text: r.type + (r.noise ? ` [noise: ${r.noise}]` : '') }) },
+        { key: 'path', label: 'held by (click for an example path)', sort: false, cell: (r) => HS.pathView(r.path, r.sample, stepLink(pick.final)) },
+      ],
+    });
+    const sel = (name) => snapSelect(name, pick[name], (v) => go('leaks', { ...pick, [name]: v }));
+    return [el('h1', { text: 'Leaks: created between baseline and target, still alive in final' }),
+      el('p', { class: 'controls' }, 'baseline ', sel('baseline'), ' target ', sel('target'), ' final ', sel('final')),
+      head, t.element];
+  }
+
+  // ---- trend ----
+  function trend(p) {
+    const chartBox = el('div', { id: 'trend-chart', class: 'chart small' });
+    const unitSel = el('select', { name: 'unit' }, el('option', { value: 'count', text: 'objects' }), el('option', { value: 'bytes', text: 'bytes' }));
+    const plotted = new Map(); // type -> row
+    let labels = [], c = null, first = true;
+    const draw = () => {
+      if (!c) c = HS.chart(chartBox);
+      const unit = unitSel.value;
+      HS.lineChart(c, labels, [...plotted.values()].map((r) => ({ name: r.type, values: unit === 'bytes' ? r.bytes : r.counts })), unit);
+      chartBox.dataset.series = plotted.size;
+    };
+    unitSel.addEventListener('change', draw);
+    const extra = el('div');
+    const t = new Table({
+      name: 'trend', filter: 'filter by type', limit: 25,
+      source: async (q) => {
+        const r = await api('/api/trend', { q: q.q, sort: q.sort, desc: q.desc ? 1 : '', offset: q.offset, limit: q.limit });
+        labels = r.snapshots.map((x, i) => `${i + 1}: ${HS.basename(x)}`);
+        if (first) {
+          first = false;
+          r.rows.slice(0, 8).forEach((row) => plotted.set(row.type, row));
+          draw();
+          extra.replaceChildren(
+            section('Paths that grew in every snapshot', new Table({
+              name: 'trend-paths', source: HS.localSource(r.paths, (x) => x.type + ' ' + x.path), limit: 20,
+              columns: [
+                { key: 'count_per_snapshot', label: 'per snapshot', num: true, cell: (x) => HS.signedFloat(x.count_per_snapshot) },
+                { key: 'counts', label: 'counts', sort: false, cell: (x) => HS.series(x.counts) },
+                { key: 'type', label: 'type' },
+                { key: 'path', label: 'held by' },
+              ],
+            }).element),
+            section('Collections that grew in every snapshot', new Table({
+              name: 'trend-collections', source: HS.localSource(r.collections, (x) => x.type + ' ' + x.path), limit: 20,
+              columns: [
+                { key: 'entries_per_snapshot', label: 'entries per snapshot', num: true, cell: (x) => HS.signedFloat(x.entries_per_snapshot) },
+                { key: 'entries', label: 'entries', sort: false, cell: (x) => HS.series(x.entries) },
+                { key: 'retained_bytes', label: 'retained', num: true, cell: (x) => bytes(x.retained_bytes) },
+                { key: 'type', label: 'type' },
+                { key: 'path', label: 'path' },
+              ],
+            }).element));
+        }
+        return r;
+      },
+      columns: [
+        { key: 'plot', label: 'plot', sort: false, cell: (r) => el('input', { type: 'checkbox', checked: plotted.has(r.type), title: 'plot this type', onchange: (e) => { if (e.target.checked) plotted.set(r.type, r); else plotted.delete(r.type); draw(); } }) },
+        { key: 'growth', label: 'growth', cell: (r) => el('span', { class: 'growth ' + r.growth, text: r.growth }) },
+        { key: 'count_per_snapshot', label: 'per snapshot', num: true, cell: (r) => HS.signedFloat(r.count_per_snapshot) },
+        { key: 'bytes_per_snapshot', label: 'bytes per snapshot', num: true, cell: (r) => HS.signedBytes(Math.round(r.bytes_per_snapshot)) },
+        { key: 'counts', label: 'counts', sort: false, cell: (r) => HS.series(r.counts) },
+        { key: 'type', label: 'type' },
+      ],
+    });
+    return [el('h1', { text: 'Growth per type over the snapshots' }),
+      el('p', { class: 'controls' }, 'plot ', unitSel, ' of the checked types (steady growth first: the leak signature)'),
+      chartBox, t.element, extra];
+  }
+
+  const views = { overview, summary, diff, tree, why, top, leaks, trend };
+
+  function go(view, params) {
+    location.hash = link(view, params);
+  }
+
+  function render() {
+    const { view, params } = parseHash();
+    const fn = views[view] || overview;
+    document.querySelectorAll('#nav a').forEach((a) => a.classList.toggle('active', a.dataset.view === view));
+    main.querySelectorAll('.chart').forEach((c) => { const i = echarts.getInstanceByDom(c); if (i) i.dispose(); });
+    let nodes;
+    try { nodes = fn(params); } catch (err) { nodes = [failure(err)]; }
+    main.replaceChildren(...[nodes].flat().filter(Boolean));
+    main.dataset.view = view;
+    window.scrollTo(0, 0);
+  }
+
+  async function start() {
+    try {
+      const r = await api('/api/snapshots');
+      state.snaps = r.snapshots;
+      state.leaks = r.leaks || null;
+    } catch (err) {
+      main.replaceChildren(failure(err));
+      return;
+    }
+    const nav = document.getElementById('nav');
+    const many = state.snaps.length >= 2;
+    const items = [['overview', 'Overview'], ['summary', 'Summary'], many && ['diff', 'Diff'], ['tree', 'Dominator tree'], ['why', 'Why alive'], ['top', 'Top'], state.leaks && ['leaks', 'Leaks'], many && ['trend', 'Trend']].filter(Boolean);
+    nav.replaceChildren(...items.map(([v, label]) => el('a', { href: '#/' + v, 'data-view': v, text: label })));
+    window.addEventListener('hashchange', render);
+    render();
+  }
+  start();
+})();

@@ -1,0 +1,201 @@
+// common.js: what the web UI (app.js) and the HTML reports (report.js)
+// share: number formats, element building, a sortable, filterable,
+// paged table, retainer paths and charts. Plain JavaScript, no build
+// step. It formats; every number comes from heapscope's analyses.
+'use strict';
+
+const HS = (() => {
+  // bytes formats a byte count as the command line does: "512 B",
+  // "4.0 KiB", "1.2 GiB".
+  function bytes(n) {
+    if (n < 1024) return n + ' B';
+    const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+    let v = n, i = -1;
+    while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+    return v.toFixed(1) + ' ' + units[i];
+  }
+  const signedBytes = (n) => (n < 0 ? '-' + bytes(-n) : '+' + bytes(n));
+  const count = (n) => Number(n).toLocaleString('en-US');
+  const signedCount = (n) => (n > 0 ? '+' : '') + count(n);
+  const signedFloat = (x) => (x >= 0 ? '+' : '') + x.toFixed(1);
+  const series = (xs) => xs.map(count).join(' → ');
+
+  // el builds an element: el('a', {href: '#', class: 'x', text: 'hi'},
+  // child, 'text', ...). on* attributes are listeners.
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'text') e.textContent = v;
+      else if (k === 'class') e.className = v;
+      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? '' : v);
+    }
+    for (const c of kids.flat(Infinity)) {
+      if (c === undefined || c === null || c === false) continue;
+      e.append(c instanceof Node ? c : String(c));
+    }
+    return e;
+  }
+
+  // objectText names an object as the command line does: "app.Item@0x3000",
+  // with its value quoted.
+  function objectText(o) {
+    if (o.id === 'root') return '(all roots)';
+    let s = o.type + '@' + o.addr;
+    if (o.value) s += ' ' + JSON.stringify(o.value);
+    return s;
+  }
+
+  // localSource serves a table from rows in memory: filtered by name(row),
+  // sorted by a column's value, paged.
+  function localSource(rows, name) {
+    return async ({ q, sort, desc, offset, limit }) => {
+      let kept = rows;
+      if (q) kept = rows.filter((r) => name(r).toLowerCase().includes(q.toLowerCase()));
+      if (sort) {
+        kept = kept.slice();
+        const key = (r) => r[sort];
+        kept.sort((a, b) => {
+          const x = key(a), y = key(b);
+          const c = x < y ? -1 : x > y ? 1 : 0;
+          return desc ? -c : c;
+        });
+      }
+      return { total: kept.length, rows: kept.slice(offset, offset + limit) };
+    };
+  }
+
+  // Table is a sortable, filterable, paged table. opts: columns
+  // [{key, label, num, sort (a key the source sorts by; false: not
+  // sortable), cell(row) -> node or text}], source(query) -> Promise of
+  // {total, rows}, filter (placeholder text; none: no filter box), limit,
+  // onLoad(result), name (a data-table attribute for tests).
+  class Table {
+    constructor(opts) {
+      this.opts = opts;
+      this.q = { q: opts.q || '', sort: '', desc: false, offset: 0, limit: opts.limit || 50 };
+      this.body = el('tbody');
+      this.info = el('span', { class: 'pager-info' });
+      this.prev = el('button', { type: 'button', text: '‹ previous', onclick: () => this.go(-1) });
+      this.next = el('button', { type: 'button', text: 'next ›', onclick: () => this.go(1) });
+      this.heads = opts.columns.map((c) => {
+        const sortable = c.sort !== false;
+        const th = el('th', { class: (c.num ? 'num' : '') + (sortable ? ' sortable' : ''), title: sortable ? 'sort' : null }, c.label);
+        if (sortable) th.addEventListener('click', () => this.sortBy(c.sort || c.key, c.num));
+        return th;
+      });
+      const filter = opts.filter === undefined ? null : el('input', {
+        type: 'search', class: 'filter', placeholder: opts.filter, value: this.q.q,
+        oninput: (e) => { clearTimeout(this.timer); this.timer = setTimeout(() => { this.q.q = e.target.value; this.q.offset = 0; this.load(); }, 200); },
+      });
+      this.element = el('div', { class: 'table-box', 'data-table': opts.name || null },
+        el('div', { class: 'table-tools' }, filter, el('span', { class: 'pager' }, this.prev, this.info, this.next)),
+        el('table', { class: 'grid' }, el('thead', {}, el('tr', {}, this.heads)), this.body));
+      this.load();
+    }
+    sortBy(key, num) {
+      if (this.q.sort === key) this.q.desc = !this.q.desc;
+      else { this.q.sort = key; this.q.desc = !!num; }
+      this.q.offset = 0;
+      this.heads.forEach((th, i) => {
+        const c = this.opts.columns[i];
+        th.dataset.sorted = (c.sort || c.key) === key ? (this.q.desc ? 'desc' : 'asc') : '';
+      });
+      this.load();
+    }
+    go(dir) {
+      this.q.offset = Math.max(0, this.q.offset + dir * this.q.limit);
+      this.load();
+    }
+    async load() {
+      const seq = (this.seq = (this.seq || 0) + 1);
+      this.element.classList.add('loading');
+      let res;
+      try {
+        res = await this.opts.source({ ...this.q });
+      } catch (err) {
+        this.body.replaceChildren(el('tr', {}, el('td', { class: 'error', colspan: this.opts.columns.length, text: String(err.message || err) })));
+        this.element.classList.remove('loading');
+        return;
+      }
+      if (seq !== this.seq) return;
+      this.element.classList.remove('loading');
+      const rows = res.rows.map((r) => el('tr', {}, this.opts.columns.map((c) => {
+        const v = c.cell ? c.cell(r) : r[c.key];
+        return el('td', { class: c.num ? 'num' : null }, v);
+      })));
+      if (rows.length === 0) rows.push(el('tr', {}, el('td', { class: 'empty', colspan: this.opts.columns.length, text: 'nothing to show' })));
+      this.body.replaceChildren(...rows);
+      const from = res.total === 0 ? 0 : this.q.offset + 1;
+      this.info.textContent = `${count(from)}–${count(this.q.offset + res.rows.length)} of ${count(res.total)}`;
+      this.prev.disabled = this.q.offset === 0;
+      this.next.disabled = this.q.offset + res.rows.length >= res.total;
+      this.element.dataset.total = res.total;
+      if (this.opts.onLoad) this.opts.onLoad(res);
+    }
+  }
+
+  // pathSteps lists the objects of a path, each a link made by link(step)
+  // (no link when it returns null).
+  function pathSteps(path, link) {
+    const steps = path.steps || [];
+    return el('ol', { class: 'steps' }, steps.map((s, i) => {
+      const label = (i === 0 ? (path.root || [path.root_kind, path.root_name].filter(Boolean).join(' ')) + ' → ' : '') +
+        (s.edge ? s.edge + ' ' : '') + s.type + (s.addr ? '@' + s.addr : '');
+      const href = link ? link(s) : null;
+      return el('li', { class: s.kind === 'weak' ? 'weak' : null }, href ? el('a', { href, text: label }) : label);
+    }));
+  }
+
+  // pathView is a path's one-line text with its steps folded below.
+  function pathView(text, path, link) {
+    if (!path) return el('span', { class: 'path' }, text);
+    return el('details', { class: 'path' }, el('summary', {}, text), pathSteps(path, link));
+  }
+
+  // chart makes an ECharts chart in node; it resizes with the window.
+  function chart(node) {
+    const c = echarts.init(node, null, { renderer: 'canvas' });
+    window.addEventListener('resize', () => c.resize());
+    return c;
+  }
+
+  // lineChart draws series [{name, values}] over the x labels.
+  function lineChart(c, labels, lines, unit) {
+    c.setOption({
+      animation: false,
+      tooltip: { trigger: 'axis', valueFormatter: unit === 'bytes' ? bytes : count },
+      legend: { type: 'scroll', bottom: 0 },
+      grid: { left: 70, right: 30, top: 20, bottom: 60 },
+      xAxis: { type: 'category', data: labels, boundaryGap: false },
+      yAxis: { type: 'value', axisLabel: { formatter: unit === 'bytes' ? bytes : count } },
+      series: lines.map((l) => ({ name: l.name, type: 'line', data: l.values, showSymbol: true })),
+    }, true);
+  }
+
+  // barChart draws horizontal bars of bytes, the biggest on top.
+  function barChart(c, items) {
+    c.setOption({
+      animation: false,
+      tooltip: { valueFormatter: bytes },
+      grid: { left: 10, right: 40, top: 10, bottom: 20, containLabel: true },
+      xAxis: { type: 'value', axisLabel: { formatter: bytes } },
+      yAxis: { type: 'category', inverse: true, data: items.map((x) => x.name), axisLabel: { width: 360, overflow: 'truncate' } },
+      series: [{ type: 'bar', data: items.map((x) => x.value), itemStyle: { color: '#c0504d' } }],
+    }, true);
+  }
+
+  const basename = (p) => p.split(/[\\/]/).pop();
+
+  // overviewText is the line that says what a snapshot holds.
+  function overviewText(o) {
+    let rt = o.runtime + (o.version ? ' ' + o.version : '') + (o.census ? ' census' : '');
+    return `${rt}, ${count(o.objects)} objects, ${count(o.edges)} edges, ${bytes(o.bytes)}, ${count(o.warnings)} warnings`;
+  }
+
+  return {
+    bytes, signedBytes, count, signedCount, signedFloat, series, el, objectText, localSource, Table,
+    pathSteps, pathView, chart, lineChart, barChart, basename, overviewText,
+  };
+})();

@@ -1,0 +1,122 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+)
+
+// node returns the snapshot index, graph and analysis, and the object,
+// that the request's path values s and id name.
+func (s *server) node(r *http.Request) (int, *heap.Graph, *Analysis, heap.ObjectID, error) {
+	i, snap, an, err := s.analysis(r)
+	if err != nil {
+		return 0, nil, nil, 0, err
+	}
+	id, err := objectID(r, snap.Graph)
+	return i, snap.Graph, an, id, err
+}
+
+func (s *server) object(r *http.Request) (any, error) {
+	_, g, an, id, err := s.node(r)
+	if err != nil {
+		return nil, err
+	}
+	t := an.Tree
+	out := struct {
+		Object     objectJSON   `json:"object"`
+		Reachable  bool         `json:"reachable"`
+		Dominators []objectJSON `json:"dominators"` // outermost first, the super-root first of all
+		Path       *pathJSON    `json:"path"`       // its shortest path from a root, if any
+	}{Object: objectOf(g, t, id), Reachable: t.Reachable(id), Dominators: []objectJSON{}}
+	if id == analyze.SuperRoot {
+		return out, nil
+	}
+	if out.Reachable {
+		out.Dominators = append(out.Dominators, objectOf(g, t, analyze.SuperRoot))
+		for _, d := range analyze.DominatorChain(t, id) {
+			out.Dominators = append(out.Dominators, objectOf(g, t, d))
+		}
+	}
+	if p, ok := an.Paths.Path(id); ok {
+		pj := pathOf(g, p)
+		out.Path = &pj
+	}
+	return out, nil
+}
+
+// bigChildren is the number of children from which a node's sorted list
+// is kept between pages.
+const bigChildren = 2000
+
+func (s *server) children(r *http.Request) (any, error) {
+	i, g, an, id, err := s.node(r)
+	if err != nil {
+		return nil, err
+	}
+	t := an.Tree
+	p, err := parsePage(r)
+	if err != nil {
+		return nil, err
+	}
+	var kids []heap.ObjectID
+	if t.NumChildren(id) >= bigChildren {
+		v, _ := s.cached(fmt.Sprintf("children/%d/%d", i, id), func() (any, error) { return t.Children(id), nil })
+		kids = v.([]heap.ObjectID)
+	} else {
+		kids = t.Children(id)
+	}
+	out := paged[objectJSON]{Total: len(kids), Rows: []objectJSON{}}
+	if p.offset < len(kids) {
+		for _, l := range analyze.ChildLines(t, id, kids[p.offset:min(len(kids), p.offset+p.limit)]) {
+			o := objectOf(g, t, l.Object)
+			o.Edge = l.Edge
+			out.Rows = append(out.Rows, o)
+		}
+	}
+	return out, nil
+}
+
+// treemapNode is a node of the dominator tree, two levels deep, for the
+// treemap: its largest children, and how many more there are.
+type treemapNode struct {
+	objectJSON
+	Kids        []*treemapNode `json:"kids,omitempty"`
+	Hidden      int            `json:"hidden,omitempty"`
+	HiddenBytes uint64         `json:"hidden_bytes,omitempty"`
+}
+
+// treemap sizes: levels below the node, and children per node.
+const (
+	treemapDepth = 2
+	treemapKids  = 24
+)
+
+func (s *server) treemap(r *http.Request) (any, error) {
+	_, g, an, id, err := s.node(r)
+	if err != nil {
+		return nil, err
+	}
+	t := an.Tree
+	if !t.Reachable(id) {
+		return nil, badRequest("object %s is unreachable: it is not in the dominator tree", idText(id))
+	}
+	lines := analyze.TreeView(t, id, analyze.TreeOptions{MaxDepth: treemapDepth, MaxChildren: treemapKids})
+	var stack []*treemapNode
+	var top *treemapNode
+	for _, l := range lines {
+		n := &treemapNode{objectJSON: objectOf(g, t, l.Object), Hidden: l.Hidden, HiddenBytes: l.HiddenBytes}
+		n.Edge = l.Edge
+		stack = append(stack[:l.Depth], n)
+		if l.Depth == 0 {
+			top = n
+		} else {
+			parent := stack[l.Depth-1]
+			parent.Kids = append(parent.Kids, n)
+		}
+	}
+	return top, nil
+}
+

@@ -1,0 +1,223 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/web/static"
+)
+
+// Snapshot is one snapshot the page shows.
+type Snapshot struct {
+	Path  string
+	Graph *heap.Graph
+	// Analyze computes the analyses that need the snapshot's references
+	// (the dominator tree and shortest paths), as the command line does.
+	// It is called once, on first need, and may fail (a census has no
+	// references).
+	Analyze func() (*Analysis, error)
+
+	once sync.Once
+	an   *Analysis
+	err  error
+}
+
+// Analysis is what [Snapshot.Analyze] computes.
+type Analysis struct {
+	Tree  *analyze.DomTree
+	Paths *analyze.Retainers
+	// Held are the objects held outside the heap, which Tree and Paths
+	// have as extra roots.
+	Held []analyze.NativeObject
+}
+
+func (s *Snapshot) analysis() (*Analysis, error) {
+	s.once.Do(func() {
+		if s.Analyze == nil {
+			s.err = errors.New("no analysis for this snapshot")
+			return
+		}
+		s.an, s.err = s.Analyze()
+	})
+	return s.an, s.err
+}
+
+// Options adjusts [Handler].
+type Options struct {
+	// Leaks is what the leaks view applies (noise rules, scaling).
+	Leaks analyze.LeakOptions
+	// AnyHost accepts requests whatever their Host header says. Leave it
+	// false for a server on a loopback address: a request naming another
+	// host then comes through DNS rebinding and is refused.
+	AnyHost bool
+}
+
+// server is the handler's state: the snapshots and the analyses computed
+// so far, each once.
+type server struct {
+	snaps []*Snapshot
+	opt   Options
+	page  *template.Template
+
+	mu      sync.Mutex
+	results map[string]*result // by kind and arguments
+}
+
+type result struct {
+	once sync.Once
+	v    any
+	err  error
+}
+
+// cached returns the value fn computes for key, computing it once.
+func (s *server) cached(key string, fn func() (any, error)) (any, error) {
+	s.mu.Lock()
+	r, ok := s.results[key]
+	if !ok {
+		r = &result{}
+		s.results[key] = r
+	}
+	s.mu.Unlock()
+	r.once.Do(func() { r.v, r.err = fn() })
+	return r.v, r.err
+}
+
+// ContentSecurityPolicy is the policy every response carries: the page
+// may load scripts, styles, images and data from its own server only.
+// Inline styles are allowed (the chart library styles its tooltips
+// inline); inline scripts and eval are not.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// Handler returns the web UI for snaps: the page at /, its files under
+// /static/, and the JSON endpoints under /api/ (see the package doc).
+func Handler(snaps []*Snapshot, opt Options) http.Handler {
+	s := &server{
+		snaps:   snaps,
+		opt:     opt,
+		page:    template.Must(template.ParseFS(static.FS(), "templates/index.html")),
+		results: map[string]*result{},
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.indexPage)
+	mux.HandleFunc("GET /static/{name...}", s.file)
+	mux.HandleFunc("GET /api/snapshots", s.api(s.snapshots))
+	mux.HandleFunc("GET /api/snapshots/{s}/summary", s.api(s.summary))
+	mux.HandleFunc("GET /api/diff", s.api(s.diff))
+	mux.HandleFunc("GET /api/snapshots/{s}/object/{id}", s.api(s.object))
+	mux.HandleFunc("GET /api/snapshots/{s}/children/{id}", s.api(s.children))
+	mux.HandleFunc("GET /api/snapshots/{s}/treemap/{id}", s.api(s.treemap))
+	mux.HandleFunc("GET /api/snapshots/{s}/why", s.api(s.why))
+	mux.HandleFunc("GET /api/snapshots/{s}/top", s.api(s.top))
+	mux.HandleFunc("GET /api/snapshots/{s}/types", s.api(s.types))
+	mux.HandleFunc("GET /api/leaks", s.api(s.leaks))
+	mux.HandleFunc("GET /api/trend", s.api(s.trend))
+	return s.guard(mux)
+}
+
+// guard refuses requests for another host (DNS rebinding) and sets the
+// security headers of every response.
+func (s *server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.opt.AnyHost && !LoopbackHost(r.Host) {
+			http.Error(w, "heapscope serves loopback host names only (127.0.0.1, [::1], localhost); this request names "+fmt.Sprintf("%q", r.Host), http.StatusForbidden)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// LoopbackHost reports whether host (a Host header or a listen address,
+// with or without a port) names the loopback interface: localhost, an
+// address in 127.0.0.0/8, or ::1. It resolves no name.
+func LoopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (s *server) indexPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if err := s.page.Execute(w, nil); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+}
+
+func (s *server) file(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if !static.Public(name) {
+		http.NotFound(w, r)
+		return
+	}
+	if _, err := fs.Stat(static.FS(), name); err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	if strings.HasPrefix(name, "echarts/LICENSE") || strings.HasPrefix(name, "echarts/NOTICE") {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	}
+	http.ServeFileFS(w, r, static.FS(), name)
+}
+
+// httpError is an error with the status it answers.
+type httpError struct {
+	code int
+	msg  string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) error {
+	return &httpError{http.StatusNotFound, fmt.Sprintf(format, args...)}
+}
+
+// api adapts an endpoint that returns a value to an http.HandlerFunc
+// that writes it as JSON, or the error as {"error": "..."}.
+func (s *server) api(fn func(r *http.Request) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		v, err := fn(r)
+		if err != nil {
+			code := http.StatusUnprocessableEntity
+			var he *httpError
+			if errors.As(err, &he) {
+				code = he.code
+			}
+			w.WriteHeader(code)
+			v = struct {
+				Error string `json:"error"`
+			}{err.Error()}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", " ")
+		enc.SetEscapeHTML(false)
+		enc.Encode(v)
+	}
+}
