@@ -17,7 +17,7 @@ type outputFlags struct {
 
 func (o *outputFlags) register(fs *flag.FlagSet, top int) {
 	fs.BoolVar(&o.json, "json", false, "write JSON (same as --format json)")
-	fs.StringVar(&o.format, "format", "text", "output `format`: text, json or markdown")
+	fs.StringVar(&o.format, "format", "text", "output `format`: text, json, markdown, or html (top, leaks, trend)")
 	fs.IntVar(&o.top, "top", top, "show the first `N` rows (0: all)")
 	fs.BoolVar(&o.verbose, "v", false, "list the snapshots' warnings on stderr")
 }
@@ -62,8 +62,14 @@ func (a *analysisFlags) parse(args []string, min, max int) ([]string, report.For
 		return nil, 0, err
 	}
 	f, err := a.out.resolve()
+	if err == nil && f == report.HTML && !htmlCommands[a.fs.Name()] {
+		err = usagef("--format html is for top, leaks, check and trend; %s writes text, json or markdown", a.fs.Name())
+	}
 	return pos, f, err
 }
+
+// htmlCommands are the analysis commands with an HTML report.
+var htmlCommands = map[string]bool{"top": true, "leaks": true, "trend": true}
 
 // cut returns the first top rows of rows (all when top is 0).
 func cut[T any](rows []T, top int) []T {

@@ -24,6 +24,9 @@ type Verdict struct {
 // Check renders a check's verdicts. It lists failing findings first, then
 // passing ones.
 func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.LeakReport, vs []Verdict) error {
+	if f == HTML {
+		return htmlReport(w, "check", srcs, func(w io.Writer) error { return Check(w, JSON, srcs, final, rep, vs) })
+	}
 	fails := 0
 	for _, v := range vs {
 		if v.Fail {

@@ -41,6 +41,9 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 // Leaks renders the verdict of the three-snapshot rule. final is the
 // graph the findings' paths come from; shown is a prefix of rep.Findings.
 func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.LeakReport, shown []analyze.LeakFinding) error {
+	if f == HTML {
+		return htmlReport(w, "leaks", srcs, func(w io.Writer) error { return Leaks(w, JSON, srcs, final, rep, shown) })
+	}
 	if f == JSON {
 		return WriteJSON(w, struct {
 			Snapshots   []Source             `json:"snapshots"`

@@ -1,5 +1,5 @@
-// Package report renders analysis results as aligned text, JSON or
-// Markdown. Renderers only format: every number they print was computed by
+// Package report renders analysis results as aligned text, JSON,
+// Markdown or, for some, a self-contained HTML page. Renderers only format: every number they print was computed by
 // package analyze; they sort nothing and drop nothing.
 package report
 
@@ -21,7 +21,8 @@ const (
 	Markdown
 )
 
-// ParseFormat parses a --format value: text, json or markdown (md).
+// ParseFormat parses a --format value: text, json, markdown (md) or
+// html (see [HTML]).
 func ParseFormat(s string) (Format, error) {
 	switch s {
 	case "", "text":
@@ -30,8 +31,10 @@ func ParseFormat(s string) (Format, error) {
 		return JSON, nil
 	case "markdown", "md":
 		return Markdown, nil
+	case "html":
+		return HTML, nil
 	}
-	return Text, fmt.Errorf("unknown format %q (want text, json or markdown)", s)
+	return Text, fmt.Errorf("unknown format %q (want text, json, markdown or html)", s)
 }
 
 // Column is one column of a [Table].

@@ -29,6 +29,9 @@ type TopData struct {
 // Top renders the objects and types that retain the most, the objects
 // held outside the heap, and what no root reaches.
 func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error {
+	if f == HTML {
+		return htmlReport(w, "top", []Source{src}, func(w io.Writer) error { return Top(w, JSON, src, t, d) })
+	}
 	g := t.Graph()
 	if f == JSON {
 		type objJSON struct {

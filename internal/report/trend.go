@@ -20,6 +20,9 @@ func series(xs []int64) string {
 // the types that grew steadily, and unbounded collections. types is a
 // prefix of rep.Types (--top).
 func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types []analyze.TypeTrend) error {
+	if f == HTML {
+		return htmlReport(w, "trend", srcs, func(w io.Writer) error { return Trend(w, JSON, srcs, rep, types) })
+	}
 	if f == JSON {
 		type pathJSON struct {
 			analyze.PathTrend

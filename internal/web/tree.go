@@ -119,4 +119,3 @@ func (s *server) treemap(r *http.Request) (any, error) {
 	}
 	return top, nil
 }
-
