@@ -54,9 +54,9 @@ func runWeb(args []string, stdout, stderr io.Writer) error {
 	}
 	h := web.Handler(snaps, web.Options{Leaks: analyze.LeakOptions{Noise: cfg.noiseRules()}, AnyHost: *remote})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "heapscope: serving %d snapshot(s) at http://%s/ (Ctrl-C to stop)\n", len(snaps), ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	fmt.Fprintf(stdout, "heapscope: serving %d snapshot(s) at http://%s/ (Ctrl-C to stop)\n", len(snaps), ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
