@@ -48,8 +48,19 @@ Finding leaks:
 
 	check [--config F] BASELINE TARGET FINAL
 	                            a CI gate: exit status 1 when a leak is over
-	                            the allowances; --format text, json, junit
-	                            or markdown
+	                            the allowances; --format text, json, junit,
+	                            markdown or html
+
+Looking instead of reading:
+
+	web [--http 127.0.0.1:PORT] SNAPSHOT...
+	                            a local web page: overview, summary and diff
+	                            tables, the dominator tree as a table and a
+	                            treemap, why paths, top, leaks (three
+	                            snapshots) and trend charts; it binds to
+	                            127.0.0.1 on a free port and prints the URL
+	                            (--allow-remote to bind elsewhere: anyone who
+	                            reaches it reads the snapshots)
 
 Taking snapshots:
 
@@ -68,7 +79,9 @@ Taking snapshots:
 Flags every analysis takes:
 
 	--json                      JSON output (same as --format json)
-	--format text|json|markdown
+	--format text|json|markdown|html
+	                            html (top, leaks, check, trend): one
+	                            self-contained page, for CI artifacts
 	--top N                     show the first N rows (0: all)
 	-v                          list the snapshots' warnings on stderr
 

@@ -1,0 +1,585 @@
+package browsertest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/heapscope/heapscope/agent"
+)
+
+var screenshots = flag.String("screenshots", "", "write the README's pictures (web-*.png) into this `dir` (../docs)")
+
+// testdata is where the real programs that write snapshots live: the
+// same programs the command line's acceptance tests run.
+const testdata = "../cmd/heapscope/testdata"
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binDir  string
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// heapscope builds the heapscope binary once.
+func heapscope(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "heapscope-browsertest")
+		if binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "heapscope")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/heapscope/heapscope/cmd/heapscope").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// chromium returns the browser to drive, or skips the test.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "/usr/bin/chromium"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no chromium to drive (Debian: apt-get install chromium); the browser tests need one")
+	return ""
+}
+
+// runtimeCase is a real program that leaks in two planted ways: where its
+// snapshots come from, and what the pages must show of them.
+type runtimeCase struct {
+	name    string
+	runtime string // as the overview names it
+	leaked  string // a planted leaked type
+	planted []string
+}
+
+var cases = []runtimeCase{
+	{"python", "python", "__main__.RequestContext", []string{"module __main__ -> .contexts dict", "module __main__ -> .listeners list"}},
+	{"node", "v8", "RequestContext", []string{"contexts Map", "bus EventEmitter -> _events Object -> tick Array"}},
+	{"java", "java", "Leaky$Session", []string{"sessions java.util.HashMap", "listeners java.util.ArrayList"}},
+}
+
+// capture runs the case's real program, which writes its baseline,
+// target and final snapshots into a new directory, and returns their
+// paths.
+func capture(t *testing.T, c runtimeCase) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var cmd *exec.Cmd
+	ext := ""
+	switch c.name {
+	case "python":
+		if _, err := exec.LookPath("python3"); err != nil {
+			t.Skip("python3 is not installed")
+		}
+		pp, err := agent.Dir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd = exec.Command("python3", filepath.Join(testdata, "leaky.py"), dir)
+		cmd.Env = append(os.Environ(), "PYTHONPATH="+pp)
+		ext = ".pysnap"
+	case "node":
+		if _, err := exec.LookPath("node"); err != nil {
+			t.Skip("node is not installed")
+		}
+		cmd = exec.Command("node", "--expose-gc", filepath.Join(testdata, "leaky.js"), dir)
+		ext = ".heapsnapshot"
+	case "java":
+		if _, err := exec.LookPath("javac"); err != nil {
+			t.Skip("javac is not installed")
+		}
+		if out, err := exec.Command("javac", "-d", dir, filepath.Join(testdata, "Leaky.java")).CombinedOutput(); err != nil {
+			t.Fatalf("javac: %v\n%s", err, out)
+		}
+		cmd = exec.Command("java", "-Xshare:off", "-Xmx256m", "-cp", dir, "Leaky", dir)
+		ext = ".hprof"
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", c.name, err, out)
+	}
+	var snaps []string
+	for _, n := range []string{"baseline", "target", "final"} {
+		snaps = append(snaps, filepath.Join(dir, n+ext))
+	}
+	return snaps
+}
+
+// serve starts heapscope web on snaps and returns its URL; the server is
+// stopped (SIGINT, as Ctrl-C) when the test ends.
+func serve(t *testing.T, snaps []string) string {
+	t.Helper()
+	cmd := exec.Command(heapscope(t), append([]string{"web"}, snaps...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("heapscope web did not end cleanly on SIGINT: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			t.Error("heapscope web did not stop on SIGINT")
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("heapscope web printed no address: %v", err)
+	}
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
+	if url == "" {
+		t.Fatalf("heapscope web printed %q: no loopback URL", line)
+	}
+	return url
+}
+
+// browser is a headless Chromium tab. It records every request the page
+// makes and every Content-Security-Policy violation.
+type browser struct {
+	ctx        context.Context
+	mu         sync.Mutex
+	requests   []string
+	violations []string
+}
+
+// cspProbe records the page's policy violations before any script runs.
+const cspProbe = `window.__csp = []; document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));`
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium(t)),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 1000),
+	}
+	b := &browser{}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			b.mu.Lock()
+			b.requests = append(b.requests, e.Request.URL)
+			b.mu.Unlock()
+		}
+	}))
+	t.Cleanup(func() { cancelC(); cancelA() })
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: cspProbe}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(cancelT)
+	b.ctx = ctx
+	return b
+}
+
+// run runs actions in the tab.
+func (b *browser) run(t *testing.T, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		loc, _ := chromedp.Run(b.ctx, chromedp.Location())
+		t.Fatalf("%s: %v (page at %s)", what, err, loc)
+	}
+}
+
+// text returns the text of the first node sel matches, once it is visible.
+func (b *browser) text(t *testing.T, sel string) string {
+	t.Helper()
+	b.run(t, "wait for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
+	s, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("read %s: %v", sel, err)
+	}
+	return s
+}
+
+// eval evaluates a JavaScript expression in the tab.
+func eval[T any](t *testing.T, b *browser, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+// wait polls a JavaScript condition until it holds.
+func (b *browser) wait(t *testing.T, what, cond string) {
+	t.Helper()
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+		loc, _ := chromedp.Run(b.ctx, chromedp.Location())
+		t.Fatalf("wait for %s: %v (page at %s)", what, err, loc)
+	}
+}
+
+// clean checks that the page broke no rule of its policy and asked for
+// nothing but what prefix (the server, or the file) serves.
+func (b *browser) clean(t *testing.T, prefixes ...string) {
+	t.Helper()
+	for _, x := range eval[[]string](t, b, `window.__csp || []`) {
+		t.Errorf("Content-Security-Policy violation: %s", x)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, u := range b.requests {
+		ok := strings.HasPrefix(u, "data:")
+		for _, p := range prefixes {
+			ok = ok || strings.HasPrefix(u, p)
+		}
+		if !ok {
+			t.Errorf("the page asked for %s", u)
+		}
+	}
+}
+
+// getJSON asks the server for an endpoint, as an oracle beside the page.
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestViews drives every view of heapscope web on the three snapshots of
+// a real Python, Node and Java program.
+func TestViews(t *testing.T) {
+	chromium(t)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			snaps := capture(t, c)
+			url := serve(t, snaps)
+			b := newBrowser(t)
+			overview(t, b, url, c, snaps)
+			summaryTable(t, b, url, c)
+			treeClicks(t, b, url)
+			whyPath(t, b, url, c)
+			leaksView(t, b, url, c)
+			trendView(t, b, url, c)
+			b.clean(t, url)
+		})
+	}
+}
+
+// overview: a card per snapshot with the runtime and the object count
+// that heapscope summary --json gives.
+func overview(t *testing.T, b *browser, url string, c runtimeCase, snaps []string) {
+	b.run(t, "open the overview", chromedp.Navigate(url))
+	for i, snap := range snaps {
+		card := fmt.Sprintf(`.card[data-snapshot="%d"]`, i)
+		if rt := b.text(t, card+` dd[data-field="runtime"]`); !strings.HasPrefix(rt, c.runtime) {
+			t.Errorf("snapshot %d: runtime %q, want %s", i, rt, c.runtime)
+		}
+		out, err := exec.Command(heapscope(t), "summary", "--json", "--top", "1", snap).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum struct {
+			Snapshot struct {
+				Overview struct {
+					Objects int `json:"objects"`
+				} `json:"overview"`
+			} `json:"snapshot"`
+		}
+		if err := json.Unmarshal(out, &sum); err != nil {
+			t.Fatal(err)
+		}
+		objs := b.text(t, card+` dd[data-field="objects"]`)
+		if want := fmt.Sprintf("%d", sum.Snapshot.Overview.Objects); strings.ReplaceAll(objs, ",", "") != want {
+			t.Errorf("snapshot %d: %s objects on the page, summary says %s", i, objs, want)
+		}
+	}
+}
+
+// summaryTable filters the summary by a type and sorts it by count.
+func summaryTable(t *testing.T, b *browser, url string, c runtimeCase) {
+	b.run(t, "open the summary", chromedp.Navigate(url+"#/summary?s=2"))
+	b.wait(t, "the summary", `document.querySelector('[data-table="summary"][data-total]') !== null`)
+	total := eval[int](t, b, `Number(document.querySelector('[data-table="summary"]').dataset.total)`)
+	b.run(t, "filter the summary", chromedp.SendKeys(chromedp.CSS(`[data-table="summary"] input.filter`), c.leaked))
+	b.wait(t, "the filtered summary", fmt.Sprintf(`[...document.querySelectorAll('[data-table="summary"] tbody tr')].every(r => r.textContent.includes(%q)) && Number(document.querySelector('[data-table="summary"]').dataset.total) < %d`, c.leaked, total))
+	b.run(t, "clear the filter", chromedp.SendKeys(chromedp.CSS(`[data-table="summary"] input.filter`), strings.Repeat(kb.Backspace, len(c.leaked))))
+	b.wait(t, "the whole summary", fmt.Sprintf(`Number(document.querySelector('[data-table="summary"]').dataset.total) === %d`, total))
+	// Sort by count: the biggest first.
+	counts := func() []int {
+		return eval[[]int](t, b, `[...document.querySelectorAll('[data-table="summary"] tbody tr td:first-child')].map(td => Number(td.textContent.replace(/,/g, '')))`)
+	}
+	b.run(t, "sort by count", chromedp.Click(chromedp.CSS(`[data-table="summary"] th:nth-child(1)`)))
+	b.wait(t, "sorted by count", `document.querySelector('[data-table="summary"] th[data-sorted="desc"]') !== null && !document.querySelector('[data-table="summary"]').classList.contains('loading')`)
+	b.wait(t, "the sorted rows", `(() => { const v = [...document.querySelectorAll('[data-table="summary"] tbody tr td:first-child')].map(td => Number(td.textContent.replace(/,/g, ''))); return v.length > 1 && v.every((x, i) => i === 0 || v[i-1] >= x); })()`)
+	if v := counts(); len(v) < 2 {
+		t.Errorf("sorted summary has %d rows", len(v))
+	}
+}
+
+// treeClicks opens the dominator tree, expands a node of the table, and
+// clicks a rectangle of the treemap, which must focus the page on that
+// object (or one of its children, drawn inside it).
+func treeClicks(t *testing.T, b *browser, url string) {
+	b.run(t, "open the tree", chromedp.Navigate(url+"#/tree?s=2&id=root"))
+	b.wait(t, "the top of the tree", `document.querySelectorAll('table.tree tr[data-depth="1"]').length > 0`)
+	// Expand the first object that has children.
+	id := eval[string](t, b, `(() => { const r = [...document.querySelectorAll('table.tree tr[data-depth="1"]')].find(r => !r.querySelector('button.toggle').disabled); return r.dataset.id; })()`)
+	var node struct {
+		Object struct {
+			Children int `json:"children"`
+		} `json:"object"`
+	}
+	getJSON(t, url+"api/snapshots/2/object/"+id, &node)
+	kids := node.Object.Children
+	b.run(t, "expand "+id, chromedp.Click(chromedp.CSS(fmt.Sprintf(`table.tree tr[data-id="%s"] button.toggle`, id))))
+	b.wait(t, "its children", fmt.Sprintf(`document.querySelectorAll('table.tree tr[data-depth="2"]:not(.more)').length === %d && document.querySelectorAll('table.tree tr.more[data-depth="2"]').length === %d`, min(kids, 50), map[bool]int{true: 1}[kids > 50]))
+	if name := eval[string](t, b, `document.querySelector('table.tree tr[data-depth="2"] .object').textContent`); name == "" {
+		t.Error("an expanded child has no name")
+	}
+	// Collapse it again.
+	b.run(t, "collapse "+id, chromedp.Click(chromedp.CSS(fmt.Sprintf(`table.tree tr[data-id="%s"] button.toggle`, id))))
+	b.wait(t, "no children", `document.querySelectorAll('table.tree tr[data-depth="2"]').length === 0`)
+
+	// The treemap: click the biggest object drawn at the top level.
+	b.wait(t, "the treemap", `document.getElementById('treemap').dataset.ready === 'true'`)
+	type spot struct {
+		ID string  `json:"id"`
+		X  float64 `json:"x"`
+		Y  float64 `json:"y"`
+	}
+	hit := eval[spot](t, b, `(() => {
+		const c = echarts.getInstanceByDom(document.getElementById('treemap'));
+		const data = c.getModel().getSeriesByIndex(0).getData();
+		const box = document.getElementById('treemap').getBoundingClientRect();
+		let best = null;
+		for (let i = 0; i < data.count(); i++) {
+			const node = data.tree.getNodeByDataIndex(i);
+			const item = data.getRawDataItem(i);
+			if (node.depth !== 1 || !item || !item.id) continue;
+			const l = data.getItemLayout(i);
+			if (!best || l.width * l.height > best.area) best = { id: item.id, area: l.width * l.height, x: box.left + l.x + l.width / 2, y: box.top + l.y + l.height / 2 };
+		}
+		return best;
+	})()`)
+	if hit.ID == "" {
+		t.Fatal("no object drawn in the treemap")
+	}
+	b.run(t, "click the treemap", chromedp.MouseClickXY(hit.X, hit.Y))
+	b.wait(t, "the focused tree", `/[?&]id=\d+/.test(location.hash) && document.querySelector('.crumbs b') !== null && document.querySelectorAll('table.tree tr[data-depth="0"]').length === 1`)
+	hash := eval[string](t, b, `location.hash`)
+	focused := eval[string](t, b, `document.querySelector('table.tree tr[data-depth="0"]').dataset.id`)
+	crumb := eval[string](t, b, `document.querySelector('.crumbs b').textContent`)
+	if !strings.Contains(hash, "id="+focused) {
+		t.Errorf("hash %s, but the table starts at %s", hash, focused)
+	}
+	var info struct {
+		Object struct {
+			ID   string `json:"id"`
+			Type string `json:"type"`
+		} `json:"object"`
+		Dominators []struct {
+			ID string `json:"id"`
+		} `json:"dominators"`
+	}
+	getJSON(t, url+"api/snapshots/2/object/"+focused, &info)
+	under := focused == hit.ID
+	for _, d := range info.Dominators {
+		under = under || d.ID == hit.ID
+	}
+	if !under {
+		t.Errorf("clicked object %s in the treemap, the page focused on %s, which it does not dominate", hit.ID, focused)
+	}
+	if crumb != info.Object.Type {
+		t.Errorf("breadcrumb ends with %q, want %q", crumb, info.Object.Type)
+	}
+}
+
+// whyPath asks why the planted leaked type is alive, opens the sample
+// path and follows its last step to the object in the tree.
+func whyPath(t *testing.T, b *browser, url string, c runtimeCase) {
+	b.run(t, "open why", chromedp.Navigate(url+"#/why?s=2&type="+strings.ReplaceAll(c.leaked, "$", "%24")))
+	b.wait(t, "the paths", `document.querySelector('[data-table="why"][data-total]') !== null`)
+	text := b.text(t, `[data-table="why"] tbody`)
+	if !strings.Contains(text, c.planted[0]) {
+		t.Errorf("why %s does not show %q:\n%s", c.leaked, c.planted[0], text)
+	}
+	rowIdx := eval[int](t, b, fmt.Sprintf(`[...document.querySelectorAll('[data-table="why"] tbody tr')].findIndex(r => r.textContent.includes(%q))`, c.planted[0]))
+	row := fmt.Sprintf(`[data-table="why"] tbody tr:nth-child(%d)`, rowIdx+1)
+	b.run(t, "open the sample path", chromedp.Click(chromedp.CSS(row+` details.path summary`)))
+	href := eval[string](t, b, fmt.Sprintf(`[...document.querySelectorAll(%q)].pop().getAttribute('href')`, row+` ol.steps a`))
+	b.run(t, "follow the last step", chromedp.Click(chromedp.CSS(row+` ol.steps li:last-child a`)))
+	id := regexp.MustCompile(`id=(\d+)`).FindStringSubmatch(href)
+	if id == nil {
+		t.Fatalf("the last step links to %q", href)
+	}
+	b.wait(t, "the object in the tree", fmt.Sprintf(`document.querySelector('table.tree tr[data-depth="0"]') !== null && document.querySelector('table.tree tr[data-depth="0"]').dataset.id === %q`, id[1]))
+	if crumb := b.text(t, ".crumbs b"); crumb != c.leaked {
+		t.Errorf("the path's last step is a %s, want %s", crumb, c.leaked)
+	}
+}
+
+// leaksView shows exactly the two planted leaks (the same findings as
+// the leaks command's acceptance test).
+func leaksView(t *testing.T, b *browser, url string, c runtimeCase) {
+	b.run(t, "open leaks", chromedp.Navigate(url+"#/leaks"))
+	b.wait(t, "the findings", `document.querySelector('[data-table="leaks"][data-total]') !== null`)
+	paths := eval[[]string](t, b, `[...document.querySelectorAll('[data-table="leaks"] tbody tr details.path summary')].map(s => s.textContent)`)
+	for _, p := range c.planted {
+		found := false
+		for _, q := range paths {
+			found = found || strings.Contains(q, p)
+		}
+		if !found {
+			t.Errorf("leaks does not show %q; it shows %q", p, paths)
+		}
+	}
+	for _, q := range paths {
+		ok := false
+		for _, p := range c.planted {
+			ok = ok || strings.Contains(q, p)
+		}
+		if !ok {
+			t.Errorf("leaks shows %q, not a planted leak", q)
+		}
+	}
+}
+
+// trendView plots the steadily growing types; the planted type is in the
+// table.
+func trendView(t *testing.T, b *browser, url string, c runtimeCase) {
+	b.run(t, "open trend", chromedp.Navigate(url+"#/trend"))
+	b.wait(t, "the chart", `Number(document.getElementById('trend-chart').dataset.series) > 0`)
+	series := eval[int](t, b, `echarts.getInstanceByDom(document.getElementById('trend-chart')).getOption().series.length`)
+	checked := eval[int](t, b, `document.querySelectorAll('[data-table="trend"] input[type=checkbox]:checked').length`)
+	if series == 0 || series != checked {
+		t.Errorf("the chart draws %d series, %d types are checked", series, checked)
+	}
+	b.run(t, "filter trend", chromedp.SendKeys(chromedp.CSS(`[data-table="trend"] input.filter`), c.leaked))
+	b.wait(t, "the planted type", fmt.Sprintf(`[...document.querySelectorAll('[data-table="trend"] tbody tr')].some(r => r.textContent.includes(%q) && r.textContent.includes('steady'))`, c.leaked))
+}
+
+// TestHTMLReports opens the self-contained reports of a real Python
+// program from disk: they draw their tables and charts with nothing but
+// the file.
+func TestHTMLReports(t *testing.T) {
+	chromium(t)
+	snaps := capture(t, cases[0])
+	dir := t.TempDir()
+	b := newBrowser(t)
+	for _, kind := range []string{"leaks", "check", "top", "trend"} {
+		args := append([]string{kind, "--format", "html"}, snaps...)
+		if kind == "top" {
+			args = []string{"top", "--format", "html", snaps[2]}
+		}
+		out, _ := exec.Command(heapscope(t), args...).Output() // check exits 1: it finds the planted leaks
+		file := filepath.Join(dir, kind+".html")
+		if err := os.WriteFile(file, out, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		b.run(t, "open "+kind+".html", chromedp.Navigate("file://"+file))
+		b.wait(t, kind+" drawn", `document.body.dataset.ready === 'true'`)
+		if rows := eval[int](t, b, `document.querySelectorAll('table.grid tbody tr').length`); rows == 0 {
+			t.Errorf("%s.html shows no rows", kind)
+		}
+		switch kind {
+		case "leaks", "check":
+			text := b.text(t, "main")
+			for _, p := range cases[0].planted {
+				if !strings.Contains(text, p) {
+					t.Errorf("%s.html does not show %q", kind, p)
+				}
+			}
+			if kind == "check" && !strings.Contains(text, "FAIL: 3 leak(s)") && !strings.Contains(text, "FAIL:") {
+				t.Errorf("check.html does not say FAIL")
+			}
+		}
+		if kind != "check" {
+			b.wait(t, kind+" chart", `document.querySelector('.chart canvas') !== null`)
+		}
+	}
+	b.clean(t, "file://")
+}
+
+// TestScreenshots writes the README's pictures with -screenshots DIR,
+// from the real Python program's snapshots.
+func TestScreenshots(t *testing.T) {
+	if *screenshots == "" {
+		t.Skip("go test -run Screenshots -screenshots ../docs writes the README's pictures")
+	}
+	chromium(t)
+	url := serve(t, capture(t, cases[0]))
+	b := newBrowser(t)
+	shots := []struct{ name, hash, ready string }{
+		{"overview", "#/overview", `document.querySelectorAll('.card').length === 3`},
+		{"tree", "#/tree?s=2&id=root", `document.getElementById('treemap').dataset.ready === 'true' && document.querySelectorAll('table.tree tr[data-depth="1"]').length > 0`},
+		{"why", "#/why?s=2&type=__main__.RequestContext", `document.querySelector('[data-table="why"][data-total]') !== null`},
+		{"leaks", "#/leaks", `document.querySelector('[data-table="leaks"][data-total]') !== null`},
+		{"trend", "#/trend", `Number(document.getElementById('trend-chart').dataset.series) > 0`},
+	}
+	for _, s := range shots {
+		b.run(t, "open "+s.name, chromedp.Navigate(url+s.hash))
+		b.wait(t, s.name, s.ready)
+		if s.name == "why" {
+			b.run(t, "open a path", chromedp.Click(chromedp.CSS(`[data-table="why"] details.path summary`)))
+		}
+		b.run(t, "settle", chromedp.Sleep(300*time.Millisecond))
+		png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(*screenshots, "web-"+s.name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
