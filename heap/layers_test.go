@@ -18,8 +18,12 @@ func TestLayers(t *testing.T) {
 		"inspector":       {},
 		"heapfile":        {"heap", "pysnap", "hprof", "heapsnapshot"},
 		"analyze":         {"heap"},
-		"internal/report": {"heap", "analyze"},
-		"agent":           {},
+		"internal/report": {"heap", "analyze", "internal/web/static"},
+		"internal/web":    {"heap", "analyze", "internal/report", "internal/web/static"},
+		// The page's files (templates, scripts, the chart library): data
+		// that both renderers embed.
+		"internal/web/static": {},
+		"agent":               {},
 	}
 	for pkg, ok := range allowed {
 		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "../"+pkg).Output()
