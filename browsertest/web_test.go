@@ -143,7 +143,15 @@ func capture(t *testing.T, c runtimeCase) []string {
 // stopped (SIGINT, as Ctrl-C) when the test ends.
 func serve(t *testing.T, snaps []string) string {
 	t.Helper()
+	return serveIn(t, "", snaps)
+}
+
+// serveIn is serve with the server's working directory dir (snaps may be
+// relative to it).
+func serveIn(t *testing.T, dir string, snaps []string) string {
+	t.Helper()
 	cmd := exec.Command(heapscope(t), append([]string{"web"}, snaps...)...)
+	cmd.Dir = dir
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -558,7 +566,14 @@ func TestScreenshots(t *testing.T) {
 		t.Skip("go test -run Screenshots -screenshots ../docs writes the README's pictures")
 	}
 	chromium(t)
-	url := serve(t, capture(t, cases[0]))
+	// The pictures show short names: the server runs where the
+	// snapshots are.
+	snaps := capture(t, cases[0])
+	var names []string
+	for _, s := range snaps {
+		names = append(names, filepath.Base(s))
+	}
+	url := serveIn(t, filepath.Dir(snaps[0]), names)
 	b := newBrowser(t)
 	shots := []struct{ name, hash, ready string }{
 		{"overview", "#/overview", `document.querySelectorAll('.card').length === 3`},

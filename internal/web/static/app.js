@@ -70,7 +70,8 @@
           el('a', { href: whyLink(s.index, {}), text: 'why' }));
       }
       return el('div', { class: 'card', 'data-snapshot': s.index },
-        el('h3', { title: s.path, text: `${s.index + 1}: ${s.path}` }),
+        el('h3', { title: s.path, text: `${s.index + 1}: ${HS.basename(s.path)}` }),
+        s.path !== HS.basename(s.path) ? el('p', { class: 'file', text: s.path }) : null,
         el('dl', {}, rows.map(([k, v]) => [el('dt', { text: k }), el('dd', { 'data-field': k, text: v })])),
         s.warnings.length ? el('details', { class: 'warnings' }, el('summary', { text: `${count(o.warnings)} warnings` }),
           el('ul', {}, s.warnings.map((w) => el('li', { text: w }))),
@@ -338,6 +339,8 @@
     if (!state.leaks) return [el('h1', { text: 'Leaks' }), el('p', { text: 'Finding leaks takes three snapshots of one process: baseline, target and final.' })];
     const pick = { baseline: snapParam(p, 'baseline', state.leaks[0]), target: snapParam(p, 'target', state.leaks[1]), final: snapParam(p, 'final', state.leaks[2]) };
     const head = el('p', { class: 'verdict' });
+    const chartBox = el('div', { id: 'leaks-chart', class: 'chart small' });
+    let drawn = false;
     const t = new Table({
       name: 'leaks', filter: 'filter by type or path', limit: 25,
       source: async (q) => {
@@ -347,6 +350,11 @@
           : `identity: ${r.identity}; ${count(r.new)} objects new in target, ${count(r.leaked)} of them still alive in final (${bytes(r.leaked_bytes)})`;
         if (r.suppressed) head.textContent += `; ${count(r.suppressed)} groups set aside as known noise`;
         if (r.total === 0 && !q.q) head.textContent += '. No leak found.';
+        if (!drawn) {
+          drawn = true;
+          if (r.rows.length) HS.barChart(HS.chart(chartBox), r.rows.slice(0, 10).map((x) => ({ name: `${x.type} × ${count(x.count)}`, value: x.retained_bytes })));
+          else chartBox.remove();
+        }
         return r;
       },
       columns: [
@@ -359,7 +367,7 @@
     const sel = (name) => snapSelect(name, pick[name], (v) => go('leaks', { ...pick, [name]: v }));
     return [el('h1', { text: 'Leaks: created between baseline and target, still alive in final' }),
       el('p', { class: 'controls' }, 'baseline ', sel('baseline'), ' target ', sel('target'), ' final ', sel('final')),
-      head, t.element];
+      head, chartBox, t.element];
   }
 
   // ---- trend ----

@@ -182,7 +182,7 @@ const HS = (() => {
       grid: { left: 10, right: 40, top: 10, bottom: 20, containLabel: true },
       xAxis: { type: 'value', axisLabel: { formatter: bytes } },
       yAxis: { type: 'category', inverse: true, data: items.map((x) => x.name), axisLabel: { width: 360, overflow: 'truncate' } },
-      series: [{ type: 'bar', data: items.map((x) => x.value), itemStyle: { color: '#c0504d' } }],
+      series: [{ type: 'bar', barMaxWidth: 26, data: items.map((x) => x.value), itemStyle: { color: '#c0504d' } }],
     }, true);
   }
 
