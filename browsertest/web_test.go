@@ -16,8 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -191,7 +193,7 @@ type browser struct {
 	ctx        context.Context
 	mu         sync.Mutex
 	requests   []string
-	violations []string
+	exceptions []string // uncaught JavaScript exceptions
 }
 
 // cspProbe records the page's policy violations before any script runs.
@@ -213,13 +215,24 @@ func newBrowser(t *testing.T) *browser {
 	b := &browser{}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			b.mu.Lock()
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
 			b.requests = append(b.requests, e.Request.URL)
-			b.mu.Unlock()
+		case *runtime.EventExceptionThrown:
+			d := e.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			b.exceptions = append(b.exceptions, fmt.Sprintf("%s (%s:%d:%d)", msg, d.URL, d.LineNumber+1, d.ColumnNumber+1))
 		}
 	}))
 	t.Cleanup(func() { cancelC(); cancelA() })
+	if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
 	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
@@ -271,8 +284,9 @@ func (b *browser) wait(t *testing.T, what, cond string) {
 	}
 }
 
-// clean checks that the page broke no rule of its policy and asked for
-// nothing but what prefix (the server, or the file) serves.
+// clean checks that the page threw no exception, broke no rule of its
+// policy and asked for nothing but what prefix (the server, or the file)
+// serves.
 func (b *browser) clean(t *testing.T, prefixes ...string) {
 	t.Helper()
 	for _, x := range eval[[]string](t, b, `window.__csp || []`) {
@@ -280,6 +294,9 @@ func (b *browser) clean(t *testing.T, prefixes ...string) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	for _, e := range b.exceptions {
+		t.Errorf("the page threw %s", e)
+	}
 	for _, u := range b.requests {
 		ok := strings.HasPrefix(u, "data:")
 		for _, p := range prefixes {

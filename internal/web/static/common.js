@@ -154,10 +154,13 @@ const HS = (() => {
     return el('details', { class: 'path' }, el('summary', {}, text), pathSteps(path, link));
   }
 
-  // chart makes an ECharts chart in node; it resizes with the window.
+  // chart makes an ECharts chart in node; it resizes with the window
+  // until it is disposed.
+  const charts = new Set();
+  window.addEventListener('resize', () => charts.forEach((c) => (c.isDisposed() ? charts.delete(c) : c.resize())));
   function chart(node) {
     const c = echarts.init(node, null, { renderer: 'canvas' });
-    window.addEventListener('resize', () => c.resize());
+    charts.add(c);
     return c;
   }
 
