@@ -159,10 +159,8 @@ func (s *server) snapshots(r *http.Request) (any, error) {
 		out.Snapshots = append(out.Snapshots, j)
 	}
 	if n := len(s.snaps); n >= 3 {
-		out.Leaks = []int{0, n / 2, n - 1}
-		if n%2 == 0 && n > 3 {
-			out.Leaks[1] = n/2 - 1
-		}
+		d := leakDefaults(n)
+		out.Leaks = d[:]
 	}
 	return out, nil
 }

@@ -22,19 +22,26 @@ type findingJSON struct {
 	Sample   pathJSON `json:"sample"`
 }
 
+// leakDefaults returns the baseline, target and final the leaks view
+// starts with, of n >= 3 snapshots: the first, the one nearest the
+// middle (the earlier of two), and the last.
+func leakDefaults(n int) [3]int {
+	return [3]int{0, (n - 1) / 2, n - 1}
+}
+
 // leaks applies the three-snapshot rule to the snapshots named by the
-// query values baseline, target and final (by default the first, the
-// middle and the last). Sample paths are in the final snapshot.
+// query values baseline, target and final (by default those of
+// [leakDefaults]). Sample paths are in the final snapshot.
 func (s *server) leaks(r *http.Request) (any, error) {
 	n := len(s.snaps)
 	if n < 3 {
 		return nil, badRequest("finding leaks takes three snapshots (baseline, target, final); there are %d", n)
 	}
 	var idx [3]int
+	def := leakDefaults(n)
 	for k, name := range []string{"baseline", "target", "final"} {
-		def := []int{0, n / 2, n - 1}[k]
 		var err error
-		if idx[k], err = s.snapshotParam(r, name, def); err != nil {
+		if idx[k], err = s.snapshotParam(r, name, def[k]); err != nil {
 			return nil, err
 		}
 	}

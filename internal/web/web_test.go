@@ -321,3 +321,11 @@ func TestLoopbackHost(t *testing.T) {
 		}
 	}
 }
+
+func TestLeakDefaults(t *testing.T) {
+	for n, want := range map[int][3]int{3: {0, 1, 2}, 4: {0, 1, 3}, 5: {0, 2, 4}, 10: {0, 4, 9}} {
+		if got := leakDefaults(n); got != want {
+			t.Errorf("leakDefaults(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
