@@ -141,6 +141,7 @@ type snapshotJSON struct {
 // maxWarnings bounds the warnings listed per snapshot.
 const maxWarnings = 50
 
+// snapshots is the overview of every snapshot, with its first warnings.
 func (s *server) snapshots(r *http.Request) (any, error) {
 	out := struct {
 		Snapshots []snapshotJSON `json:"snapshots"`
@@ -165,6 +166,7 @@ func (s *server) snapshots(r *http.Request) (any, error) {
 	return out, nil
 }
 
+// summary is a page of the objects and shallow bytes per type.
 func (s *server) summary(r *http.Request) (any, error) {
 	i, snap, err := s.snapshot(r)
 	if err != nil {
@@ -196,6 +198,8 @@ func (s *server) snapshotParam(r *http.Request, name string, def int) (int, erro
 	return i, nil
 }
 
+// diff is a page of the change per type between the snapshots a and b
+// (by default the first and the last).
 func (s *server) diff(r *http.Request) (any, error) {
 	a, err := s.snapshotParam(r, "a", 0)
 	if err != nil {
@@ -283,6 +287,7 @@ type groupJSON struct {
 	Sample   pathJSON `json:"sample"`
 }
 
+// why is a page of the merged shortest paths to the selected objects.
 func (s *server) why(r *http.Request) (any, error) {
 	i, snap, an, err := s.analysis(r)
 	if err != nil {

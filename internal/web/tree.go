@@ -19,6 +19,8 @@ func (s *server) node(r *http.Request) (int, *heap.Graph, *Analysis, heap.Object
 	return i, snap.Graph, an, id, err
 }
 
+// object describes one object: its sizes, its dominators from the
+// super-root down, and its shortest path from a root.
 func (s *server) object(r *http.Request) (any, error) {
 	_, g, an, id, err := s.node(r)
 	if err != nil {
@@ -51,6 +53,8 @@ func (s *server) object(r *http.Request) (any, error) {
 // is kept between pages.
 const bigChildren = 2000
 
+// children is a page of the objects a node immediately dominates,
+// biggest retained size first, each named by the edge that holds it.
 func (s *server) children(r *http.Request) (any, error) {
 	i, g, an, id, err := s.node(r)
 	if err != nil {
@@ -94,6 +98,8 @@ const (
 	treemapKids  = 24
 )
 
+// treemap is the dominator tree two levels below a node, its biggest
+// children only, for the chart.
 func (s *server) treemap(r *http.Request) (any, error) {
 	_, g, an, id, err := s.node(r)
 	if err != nil {
