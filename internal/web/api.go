@@ -185,7 +185,8 @@ func (s *server) summary(r *http.Request) (any, error) {
 		})
 }
 
-// index parses the query value name, a snapshot index.
+// snapshotParam parses the query value name, a snapshot index (def
+// when it is absent).
 func (s *server) snapshotParam(r *http.Request, name string, def int) (int, error) {
 	v := r.URL.Query().Get(name)
 	if v == "" {
