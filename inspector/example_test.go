@@ -19,7 +19,7 @@ func ExampleSnapshot() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := inspector.Snapshot(ctx, pid, f); err != nil {
+	if err := inspector.Snapshot(ctx, pid, f, inspector.Options{}); err != nil {
 		log.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

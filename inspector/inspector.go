@@ -2,41 +2,44 @@
 // through the inspector protocol (the Chrome DevTools protocol), without
 // any change to the program.
 //
-// [Snapshot] asks a process by pid: it sends SIGUSR1, which makes Node
-// open its inspector on 127.0.0.1 (port 9229 unless --inspect-port says
+// [Snapshot] asks a process by pid. It first checks that the process is
+// Node and handles SIGUSR1 ([CheckNode]): SIGUSR1 ends any other
+// process. If the inspector is not open, it sends SIGUSR1, which makes
+// Node open it on 127.0.0.1 (port 9229 unless --inspect-port says
 // otherwise), finds the inspector's WebSocket URL through
-// http://127.0.0.1:PORT/json/list, and streams the snapshot. [SnapshotURL]
-// does the same for a process whose WebSocket URL is known, such as one
-// started with --inspect ("Debugger listening on ws://...", see
-// [ListeningURL]). Either writes the snapshot's JSON text to w as it
-// arrives; read it with heapsnapshot.Read.
+// http://127.0.0.1:PORT/json/list, checks over the connection that the
+// inspector is the process's own (process.pid), streams the snapshot,
+// and closes the inspector again (require('inspector').close(), run in
+// the process), also when the capture fails, times out or is cancelled.
+// An inspector that was open before (node --inspect) is left open. If
+// the port is taken by another process, Node cannot open its inspector
+// there; Snapshot says so at once rather than waiting.
+//
+// [SnapshotURL] takes a snapshot through a WebSocket URL that is known,
+// such as that of a process started with --inspect ("Debugger listening
+// on ws://...", see [ListeningURL]), and leaves the inspector as it was.
+// Either writes the snapshot's JSON text to w as it arrives; read it
+// with heapsnapshot.Read. With [Options].NoValues the text goes through
+// [Redact] first, so no string contents reach w.
 //
 // Wiring for the CLI:
 //
 //	// heapscope snapshot --node PID -o FILE
-//	f, _ := os.Create(file)
-//	err := inspector.Snapshot(ctx, pid, f)
-//	// then f.Close(), heapsnapshot.Open(file)
+//	f, _ := os.CreateTemp(dir, ".heapscope-*.tmp")
+//	err := inspector.Snapshot(ctx, pid, f, inspector.Options{})
+//	// then f.Close(), rename into place, heapsnapshot.Open(file)
 //
-//	// heapscope run -- node app.js
-//	// Start node with --inspect-port=0 inserted after "node": the
-//	// inspector stays closed until the snapshot is due, and then opens
-//	// on a free port, so two runs never fight over 9229.
-//	cmd := exec.Command("node", "--inspect-port=0", "app.js")
-//	cmd.Start()
-//	...
-//	err := inspector.Snapshot(ctx, cmd.Process.Pid, f)
-//
-// Only 127.0.0.1 is ever contacted. The inspector stays open after the
-// snapshot (Node offers no way to close it from outside); it listens on
-// the loopback interface only, but any local user can attach to it.
+// Only 127.0.0.1 is ever contacted. While the inspector is open (from
+// the signal until the snapshot is written and the inspector closed) any
+// local user can attach to it and run code as the process's user: keep
+// captures short on shared machines.
 //
 // Taking a snapshot pauses the process for the time it takes V8 to walk
 // the heap and may need memory about the size of the heap again.
 package inspector
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,100 +48,258 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 )
 
 // DefaultPort is the inspector's port when nothing else is configured.
 const DefaultPort = 9229
 
-// defaultWait bounds the wait for the inspector to open when ctx has no
-// deadline.
+// defaultWait bounds a capture when ctx has no deadline.
 const defaultWait = 15 * time.Second
+
+// openWait bounds the wait for the inspector to open after SIGUSR1.
+const openWait = 30 * time.Second
+
+// closeWait bounds closing the inspector after a capture, unless
+// [Options].Cleanup says otherwise: the process runs the close only once
+// it has finished the snapshot it is writing, which for a large heap
+// takes minutes.
+const closeWait = 10 * time.Minute
+
+// Options configures a capture. The zero value writes the snapshot as V8
+// makes it.
+type Options struct {
+	// NoValues writes the snapshot through [Redact]: string contents
+	// are replaced before they reach the writer.
+	NoValues bool
+	// Cleanup, if not nil, bounds the closing of the inspector after
+	// the capture instead of 10 minutes: cancel it to give up waiting
+	// (the inspector is then left open, and Snapshot says so).
+	Cleanup context.Context
+}
+
+// A CloseError reports that the inspector Snapshot opened could not be
+// closed: it is still open, and any local user can attach to it. The
+// snapshot itself may be whole (Snapshot returns the *CloseError as it
+// is) or not (joined with the capture's error).
+type CloseError struct {
+	PID  int
+	Port int // 0 if the port is not known
+	Err  error
+}
+
+func (e *CloseError) Error() string {
+	where := "its inspector"
+	if e.Port > 0 {
+		where = "its inspector on 127.0.0.1:" + strconv.Itoa(e.Port)
+	}
+	return fmt.Sprintf("inspector: process %d: %s may still be open (%v); restart the process to be sure it is closed", e.PID, where, e.Err)
+}
+
+func (e *CloseError) Unwrap() error { return e.Err }
 
 // Snapshot takes a heap snapshot of the Node process pid and writes it
 // to w. It opens the process's inspector with SIGUSR1 when it is not
-// open already, and finds its port from /proc (the process's new
+// open already and closes it again before it returns; see the package
+// documentation. It finds the port from /proc (the process's new
 // listening socket, or --inspect-port in its command line or
-// NODE_OPTIONS; 9229 where /proc is missing). Without a deadline in ctx
-// it waits at most 15 s for the inspector. On error, w may hold part of
-// a snapshot.
-func Snapshot(ctx context.Context, pid int, w io.Writer) error {
+// NODE_OPTIONS; 9229 where /proc is missing). It waits at most 30 s for
+// the inspector to open; without a deadline in ctx the whole capture
+// takes at most 15 s. On error, w may hold part of a snapshot. An error
+// wraps [ErrNotNode] if pid is not a Node process that handles SIGUSR1
+// (nothing was sent to it), and is or holds a [*CloseError] if an
+// inspector Snapshot opened may still be open.
+func Snapshot(ctx context.Context, pid int, w io.Writer, opt Options) (err error) {
+	if err := CheckNode(pid); err != nil {
+		return err
+	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, defaultWait)
 		defer cancel()
 	}
-	wsURL, err := findInspector(ctx, pid)
-	if err != nil {
+	c := &capture{pid: pid}
+	defer func() {
+		if !c.signaled {
+			return
+		}
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeWait)
+		if opt.Cleanup != nil {
+			cctx, cancel = context.WithCancel(opt.Cleanup)
+		}
+		defer cancel()
+		if cerr := c.close(cctx); cerr != nil && err == nil {
+			err = cerr
+		} else if cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
+	if err := c.find(ctx); err != nil {
 		return err
 	}
-	return SnapshotURL(ctx, wsURL, w)
+	return snapshotURL(ctx, c.url, w, opt, nsPID(pid))
 }
 
-// findInspector returns the WebSocket URL of pid's inspector, opening it
-// with SIGUSR1 if needed.
-func findInspector(ctx context.Context, pid int) (string, error) {
-	conf := configuredPort(pid)
-	before, procOK := listeningPorts(pid)
+// A capture is one Snapshot of a process: where its inspector is, and
+// whether the capture opened it.
+type capture struct {
+	pid      int
+	conf     int   // the configured port, 0 for a random one
+	before   []int // the ports the process listened on before the signal
+	procOK   bool  // /proc tells the process's sockets
+	signaled bool  // SIGUSR1 was sent: the inspector is the capture's to close
+	url      string
+	port     int
+}
+
+// find sets c.url to the WebSocket URL of the process's inspector,
+// opening it with SIGUSR1 if needed.
+func (c *capture) find(ctx context.Context) error {
+	var openAtStart bool
+	c.conf, openAtStart = portFromArgs(nodeArgs(c.pid))
+	c.before, c.procOK = ListeningPorts(c.pid)
 	// Already open on the configured port?
-	if conf > 0 && (!procOK || slices.Contains(before, conf)) {
-		if u, err := probe(ctx, conf); err == nil {
-			return u, nil
+	if c.conf > 0 && (!c.procOK || slices.Contains(c.before, c.conf)) {
+		if u, err := probe(ctx, c.conf); err == nil {
+			c.url, c.port = u, c.conf
+			return nil
 		}
 	}
-	if err := signalInspector(pid); err != nil {
-		return "", err
+	// Open from the start on a port chosen by the system
+	// (--inspect=127.0.0.1:0): it is one of the process's ports.
+	if c.conf == 0 && openAtStart {
+		for _, p := range c.before {
+			if u, err := probe(ctx, p); err == nil {
+				c.url, c.port = u, p
+				return nil
+			}
+		}
+		return fmt.Errorf("inspector: process %d was started with its inspector on a random port, and none of its ports %v answers as an inspector", c.pid, c.before)
 	}
+	if err := c.taken(); err != nil {
+		return err
+	}
+	if !c.procOK && c.conf == 0 {
+		return fmt.Errorf("inspector: process %d opens its inspector on a random port, which only /proc can tell", c.pid)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("inspector: %w", err)
+	}
+	if err := signalInspector(c.pid); err != nil {
+		return err
+	}
+	c.signaled = true
+	wctx, cancel := context.WithTimeout(ctx, openWait)
+	defer cancel()
+	return c.await(wctx)
+}
+
+// taken returns an error if another process listens on the configured
+// port, where Node would fail to open its inspector ("address already
+// in use", on the process's stderr).
+func (c *capture) taken() error {
+	if c.conf > 0 && portTaken(c.pid, c.conf) {
+		return fmt.Errorf("inspector: port %d is taken by another process, so process %d cannot open its inspector there; free the port, or start node with --inspect-port=0 (or another free port)", c.conf, c.pid)
+	}
+	return nil
+}
+
+// await waits for the inspector to open after the signal: a new
+// listening socket of the process (or the configured port) that answers
+// as an inspector.
+func (c *capture) await(ctx context.Context) error {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	start := time.Now()
 	var lastErr error
 	for {
-		var candidates []int
-		if procOK {
-			now, _ := listeningPorts(pid)
+		candidates := []int{c.conf}
+		if c.procOK {
+			now, _ := ListeningPorts(c.pid)
+			candidates = candidates[:0]
 			for _, p := range now {
-				if !slices.Contains(before, p) {
+				if !slices.Contains(c.before, p) || p == c.conf {
 					candidates = append(candidates, p)
 				}
 			}
-			if conf > 0 && slices.Contains(now, conf) {
-				candidates = append(candidates, conf)
-			}
-			// The inspector may have been open before on a port we
-			// could not guess (--inspect=127.0.0.1:0): after a second,
-			// try every port the process listens on.
-			if time.Since(start) > time.Second {
-				for _, p := range now {
-					if !slices.Contains(candidates, p) {
-						candidates = append(candidates, p)
-					}
-				}
-			}
-		} else {
-			candidates = []int{max(conf, DefaultPort)}
 		}
 		for _, p := range candidates {
 			u, err := probe(ctx, p)
 			if err == nil {
-				return u, nil
+				c.url, c.port = u, p
+				return nil
 			}
 			lastErr = err
+		}
+		if err := c.taken(); err != nil {
+			return err
 		}
 		select {
 		case <-ctx.Done():
 			if lastErr != nil {
-				return "", fmt.Errorf("inspector: process %d: no inspector found: %v (%w)", pid, lastErr, ctx.Err())
+				return fmt.Errorf("inspector: process %d: no inspector found: %v (%w)", c.pid, lastErr, ctx.Err())
 			}
-			return "", fmt.Errorf("inspector: process %d opened no inspector port: %w", pid, ctx.Err())
+			return fmt.Errorf("inspector: process %d opened no inspector port: %w", c.pid, ctx.Err())
 		case <-tick.C:
 		}
 	}
+}
+
+// close closes the inspector the capture opened and waits until its port
+// is closed. If the inspector was not found yet (the capture was
+// cancelled, or timed out, while it opened), it is looked for first.
+func (c *capture) close(ctx context.Context) error {
+	if c.url == "" {
+		if err := c.await(ctx); err != nil {
+			return &CloseError{PID: c.pid, Port: c.conf, Err: fmt.Errorf("sent SIGUSR1 but found no inspector to close: %w", err)}
+		}
+	}
+	ws, err := dialWS(ctx, c.url)
+	if err != nil {
+		return &CloseError{PID: c.pid, Port: c.port, Err: err}
+	}
+	stop := context.AfterFunc(ctx, func() { ws.c.Close() })
+	defer stop()
+	defer ws.c.Close()
+	s := &session{ws: ws}
+	// The process ends every inspector connection as it closes, so the
+	// answer may not come: the closed port is the proof.
+	if res, err := s.evaluate(closeJS); err == nil && bytes.Contains(res, []byte(`"exceptionDetails"`)) {
+		return &CloseError{PID: c.pid, Port: c.port, Err: fmt.Errorf("%s threw: %.200s", closeJS, res)}
+	}
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if c.closed(ctx) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return &CloseError{PID: c.pid, Port: c.port, Err: ctx.Err()}
+		case <-tick.C:
+		}
+	}
+}
+
+// closeJS closes the inspector from inside the process. require is
+// there through the console's command line API.
+const closeJS = `require('inspector').close()`
+
+// closed reports whether the capture's inspector port is closed.
+func (c *capture) closed(ctx context.Context) bool {
+	if c.procOK {
+		now, ok := ListeningPorts(c.pid)
+		return ok && !slices.Contains(now, c.port)
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(c.port)))
+	if err != nil {
+		return ctx.Err() == nil
+	}
+	conn.Close()
+	return false
 }
 
 // target is an entry of /json/list.
@@ -199,9 +360,15 @@ func ListeningURL(line string) (string, bool) {
 
 // SnapshotURL takes a heap snapshot through the inspector WebSocket at
 // wsURL (ws://127.0.0.1:PORT/UUID; localhost is read as 127.0.0.1, any
-// other host is refused) and writes it to w as the chunks arrive. On
-// error, w may hold part of a snapshot.
-func SnapshotURL(ctx context.Context, wsURL string, w io.Writer) error {
+// other host is refused) and writes it to w as the chunks arrive. It
+// leaves the inspector open. On error, w may hold part of a snapshot.
+func SnapshotURL(ctx context.Context, wsURL string, w io.Writer, opt Options) error {
+	return snapshotURL(ctx, wsURL, w, opt, 0)
+}
+
+// snapshotURL is SnapshotURL that, if pid is not 0, first checks that
+// the inspector belongs to process pid (as the process sees its pid).
+func snapshotURL(ctx context.Context, wsURL string, w io.Writer, opt Options, pid int) error {
 	ws, err := dialWS(ctx, wsURL)
 	if err != nil {
 		return err
@@ -209,64 +376,43 @@ func SnapshotURL(ctx context.Context, wsURL string, w io.Writer) error {
 	stop := context.AfterFunc(ctx, func() { ws.c.Close() })
 	defer stop()
 	defer ws.close()
-
-	call := func(id int, method string, params any) error {
-		m := map[string]any{"id": id, "method": method}
-		if params != nil {
-			m["params"] = params
+	s := &session{ws: ws}
+	if pid != 0 {
+		var v struct {
+			Result struct {
+				Value int `json:"value"`
+			} `json:"result"`
 		}
-		b, err := json.Marshal(m)
-		if err != nil {
-			return err
-		}
-		return ws.writeText(b)
-	}
-	if err := call(1, "HeapProfiler.enable", nil); err != nil {
-		return wsErr(ctx, err)
-	}
-	if err := call(2, "HeapProfiler.takeHeapSnapshot", map[string]any{"reportProgress": false}); err != nil {
-		return wsErr(ctx, err)
-	}
-	var wrote int64
-	for {
-		b, err := ws.readMessage()
+		res, err := s.evaluate("process.pid")
 		if err != nil {
 			return wsErr(ctx, err)
 		}
-		var m struct {
-			ID     int    `json:"id"`
-			Method string `json:"method"`
-			Params struct {
-				Chunk string `json:"chunk"`
-			} `json:"params"`
-			Error *struct {
-				Code    int    `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(b, &m); err != nil {
-			return fmt.Errorf("inspector: bad message: %v", err)
-		}
-		switch {
-		case m.Method == "HeapProfiler.addHeapSnapshotChunk":
-			n, err := io.WriteString(w, m.Params.Chunk)
-			wrote += int64(n)
-			if err != nil {
-				return err
-			}
-		case m.Error != nil && (m.ID == 1 || m.ID == 2):
-			return fmt.Errorf("inspector: %s: %s (code %d)", map[int]string{1: "HeapProfiler.enable", 2: "HeapProfiler.takeHeapSnapshot"}[m.ID], m.Error.Message, m.Error.Code)
-		case m.ID == 2:
-			call(3, "HeapProfiler.disable", nil) // best effort
-			if wrote == 0 {
-				return errors.New("inspector: the snapshot was empty")
-			}
-			return nil
+		if err := json.Unmarshal(res, &v); err != nil || v.Result.Value != pid {
+			return fmt.Errorf("inspector: the inspector at %s is not that of process %d (it says %s)", wsURL, pid, res)
 		}
 	}
+	if !opt.NoValues {
+		return wsErr(ctx, s.snapshot(w))
+	}
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := Redact(w, pr)
+		pr.CloseWithError(err) // unblocks the sender if Redact stopped early
+		done <- err
+	}()
+	err = s.snapshot(pw)
+	pw.CloseWithError(err)
+	if rerr := <-done; err == nil {
+		err = rerr
+	}
+	return wsErr(ctx, err)
 }
 
 func wsErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("inspector: %w", ctx.Err())
 	}
@@ -274,99 +420,4 @@ func wsErr(ctx context.Context, err error) error {
 		return fmt.Errorf("inspector: connection lost: %w", err)
 	}
 	return err
-}
-
-// configuredPort returns the inspector port pid's command line or
-// NODE_OPTIONS asks for, DefaultPort if none, 0 if a random one.
-func configuredPort(pid int) int {
-	var args []string
-	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil {
-		args = strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-	}
-	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ"); err == nil {
-		for _, kv := range strings.Split(string(b), "\x00") {
-			if v, ok := strings.CutPrefix(kv, "NODE_OPTIONS="); ok {
-				args = append(strings.Fields(v), args...)
-			}
-		}
-	}
-	return portFromArgs(args)
-}
-
-// portFromArgs finds the inspector port in node's arguments; the last
-// one given wins, as in node. Arguments after the script are ignored.
-func portFromArgs(args []string) int {
-	port := DefaultPort
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if i > 0 && !strings.HasPrefix(a, "-") {
-			break // the script: the rest are its arguments
-		}
-		name, val, hasVal := strings.Cut(a, "=")
-		switch name {
-		case "--inspect-port", "--debug-port":
-			if !hasVal && i+1 < len(args) {
-				i++
-				val = args[i]
-			}
-		case "--inspect", "--inspect-brk", "--inspect-wait":
-			if !hasVal {
-				continue
-			}
-		default:
-			continue
-		}
-		if j := strings.LastIndexByte(val, ':'); j >= 0 {
-			val = val[j+1:]
-		}
-		if p, err := strconv.Atoi(val); err == nil && p >= 0 && p < 65536 {
-			port = p
-		}
-	}
-	return port
-}
-
-// listeningPorts returns the TCP ports pid listens on, from /proc (its
-// socket inodes matched against its network namespace's tcp tables).
-// ok is false when /proc cannot tell.
-func listeningPorts(pid int) (ports []int, ok bool) {
-	dir := "/proc/" + strconv.Itoa(pid)
-	fds, err := os.ReadDir(dir + "/fd")
-	if err != nil {
-		return nil, false
-	}
-	inodes := map[string]bool{}
-	for _, fd := range fds {
-		l, err := os.Readlink(dir + "/fd/" + fd.Name())
-		if err != nil {
-			continue
-		}
-		if in, ok := strings.CutPrefix(l, "socket:["); ok {
-			inodes[strings.TrimSuffix(in, "]")] = true
-		}
-	}
-	found := false
-	for _, table := range []string{"/net/tcp", "/net/tcp6"} {
-		f, err := os.Open(dir + table)
-		if err != nil {
-			continue
-		}
-		found = true
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			fs := strings.Fields(sc.Text())
-			if len(fs) < 10 || fs[3] != "0A" || !inodes[fs[9]] { // 0A: LISTEN
-				continue
-			}
-			_, hexPort, ok := strings.Cut(fs[1], ":")
-			if !ok {
-				continue
-			}
-			if p, err := strconv.ParseUint(hexPort, 16, 16); err == nil && !slices.Contains(ports, int(p)) {
-				ports = append(ports, int(p))
-			}
-		}
-		f.Close()
-	}
-	return ports, found
 }

@@ -7,14 +7,12 @@ import (
 	"crypto/sha1"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/heapscope/heapscope/heapsnapshot"
 )
@@ -31,11 +29,18 @@ console.log('ready');
 // and waits until it is ready. It returns the process and its stderr.
 func startNode(t *testing.T, flags ...string) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
+	return startNodeJS(t, aliveJS, flags...)
+}
+
+// startNodeJS starts node running the program js, which must print
+// "ready" when it is, with the given flags.
+func startNodeJS(t *testing.T, js string, flags ...string) (*exec.Cmd, *bufio.Reader) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node not installed")
 	}
-	cmd := exec.Command(node, append(flags, "-e", aliveJS)...)
+	cmd := exec.Command(node, append(flags, "-e", js)...)
 	stdout, _ := cmd.StdoutPipe()
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
@@ -54,53 +59,65 @@ func startNode(t *testing.T, flags ...string) (*exec.Cmd, *bufio.Reader) {
 
 func checkSnapshot(t *testing.T, data []byte) {
 	t.Helper()
+	if n := countType(t, data, "InspectMe"); n != 123 {
+		t.Errorf("%d InspectMe objects, want 123", n)
+	}
+}
+
+// countType reads a snapshot and counts the objects of type typ.
+func countType(t *testing.T, data []byte, typ string) int {
+	t.Helper()
 	g, err := heapsnapshot.Read(bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("heapsnapshot.Read: %v", err)
 	}
 	n := 0
 	for id := range g.Objects() {
-		if g.TypeName(g.Type(id)) == "InspectMe" {
+		if g.TypeName(g.Type(id)) == typ {
 			n++
 		}
 	}
-	if n != 123 {
-		t.Errorf("%d InspectMe objects, want 123", n)
-	}
+	return n
 }
 
 func TestSnapshotPID(t *testing.T) {
 	// --inspect-port=0: the inspector opens on a free port at SIGUSR1.
 	cmd, _ := startNode(t, "--inspect-port=0")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testCtx(t)
 	var buf bytes.Buffer
-	if err := Snapshot(ctx, cmd.Process.Pid, &buf); err != nil {
+	if err := Snapshot(ctx, cmd.Process.Pid, &buf, Options{}); err != nil {
 		t.Fatalf("Snapshot() = %v", err)
 	}
 	checkSnapshot(t, buf.Bytes())
-	// A second snapshot finds the inspector already open.
+	// A second snapshot opens the inspector again.
 	buf.Reset()
-	if err := Snapshot(ctx, cmd.Process.Pid, &buf); err != nil {
+	if err := Snapshot(ctx, cmd.Process.Pid, &buf, Options{}); err != nil {
 		t.Fatalf("second Snapshot() = %v", err)
 	}
 	checkSnapshot(t, buf.Bytes())
 }
 
-func TestSnapshotURL(t *testing.T) {
-	_, stderr := startNode(t, "--inspect=127.0.0.1:0")
-	var u string
-	for u == "" {
+// startInspected starts node with its inspector open on a port of the
+// system's choice (--inspect=127.0.0.1:0) and returns its WebSocket URL.
+func startInspected(t *testing.T) (*exec.Cmd, string) {
+	t.Helper()
+	cmd, stderr := startNode(t, "--inspect=127.0.0.1:0")
+	for {
 		line, err := stderr.ReadString('\n')
 		if err != nil {
 			t.Fatalf("no 'Debugger listening' line: %v", err)
 		}
-		u, _ = ListeningURL(line)
+		if u, ok := ListeningURL(line); ok {
+			return cmd, u
+		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+}
+
+func TestSnapshotURL(t *testing.T) {
+	_, u := startInspected(t)
+	ctx := testCtx(t)
 	var buf bytes.Buffer
-	if err := SnapshotURL(ctx, u, &buf); err != nil {
+	if err := SnapshotURL(ctx, u, &buf, Options{}); err != nil {
 		t.Fatalf("SnapshotURL(%s) = %v", u, err)
 	}
 	checkSnapshot(t, buf.Bytes())
@@ -108,7 +125,7 @@ func TestSnapshotURL(t *testing.T) {
 
 func TestLoopbackOnly(t *testing.T) {
 	for _, u := range []string{"ws://10.0.0.1:9229/x", "ws://example.com:9229/x", "wss://127.0.0.1:9229/x"} {
-		if err := SnapshotURL(context.Background(), u, io.Discard); err == nil {
+		if err := SnapshotURL(context.Background(), u, io.Discard, Options{}); err == nil {
 			t.Errorf("SnapshotURL(%s) succeeded", u)
 		}
 	}
@@ -126,7 +143,7 @@ func TestPortFromArgs(t *testing.T) {
 		{"node --inspect=9555 app.js --inspect=1", 9555},
 		{"node --inspect app.js", 9229},
 	} {
-		if got := portFromArgs(strings.Fields(tc.args)); got != tc.want {
+		if got, _ := portFromArgs(strings.Fields(tc.args)); got != tc.want {
 			t.Errorf("portFromArgs(%q) = %d, want %d", tc.args, got, tc.want)
 		}
 	}
@@ -215,13 +232,13 @@ func readClientFrame(t *testing.T, br *bufio.Reader) (byte, []byte) {
 func TestProtocol(t *testing.T) {
 	big := strings.Repeat("x", 70000)
 	u := fakeServer(t, func(c net.Conn, br *bufio.Reader) {
-		for i := 0; i < 2; i++ {
-			op, p := readClientFrame(t, br)
-			if op != opText || !json.Valid(p) {
-				t.Errorf("request %d: op %d %q", i, op, p)
-			}
+		if op, p := readClientFrame(t, br); op != opText || !strings.Contains(string(p), `"HeapProfiler.enable"`) {
+			t.Errorf("first request: op %d %q", op, p)
 		}
 		c.Write(serverFrame(true, opText, []byte(`{"id":1,"result":{}}`)))
+		if op, p := readClientFrame(t, br); op != opText || !strings.Contains(string(p), `"HeapProfiler.takeHeapSnapshot"`) {
+			t.Errorf("second request: op %d %q", op, p)
+		}
 		msg := []byte(`{"method":"HeapProfiler.addHeapSnapshotChunk","params":{"chunk":"{\"snap"}}`)
 		c.Write(serverFrame(false, opText, msg[:10]))
 		c.Write(serverFrame(true, opPing, []byte("hi")))
@@ -239,7 +256,7 @@ func TestProtocol(t *testing.T) {
 		}
 	})
 	var buf bytes.Buffer
-	if err := SnapshotURL(context.Background(), u, &buf); err != nil {
+	if err := SnapshotURL(context.Background(), u, &buf, Options{}); err != nil {
 		t.Fatalf("SnapshotURL() = %v", err)
 	}
 	if want := `{"snap` + big; buf.String() != want {
@@ -252,10 +269,11 @@ func TestProtocol(t *testing.T) {
 func TestProtocolError(t *testing.T) {
 	u := fakeServer(t, func(c net.Conn, br *bufio.Reader) {
 		readClientFrame(t, br)
+		c.Write(serverFrame(true, opText, []byte(`{"id":1,"result":{}}`)))
 		readClientFrame(t, br)
 		c.Write(serverFrame(true, opText, []byte(`{"id":2,"error":{"code":-32000,"message":"nope"}}`)))
 	})
-	err := SnapshotURL(context.Background(), u, io.Discard)
+	err := SnapshotURL(context.Background(), u, io.Discard, Options{})
 	if err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("SnapshotURL() = %v, want the protocol error", err)
 	}
@@ -263,7 +281,7 @@ func TestProtocolError(t *testing.T) {
 		readClientFrame(t, br)
 		c.Write(serverFrame(false, opText, []byte(`{"id"`)))
 	})
-	if err := SnapshotURL(context.Background(), u, io.Discard); err == nil {
+	if err := SnapshotURL(context.Background(), u, io.Discard, Options{}); err == nil {
 		t.Errorf("SnapshotURL() on a dropped connection succeeded")
 	}
 }

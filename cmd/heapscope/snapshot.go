@@ -1,12 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/heapscope/heapscope/heapsnapshot"
@@ -15,10 +23,11 @@ import (
 
 func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	fs := flagSet("snapshot", "--node PID | --java PID", stderr)
-	nodePID := fs.Int("node", 0, "take a V8 heap snapshot of the running Node process `PID` (through its inspector, opened with SIGUSR1 on 127.0.0.1)")
+	nodePID := fs.Int("node", 0, "take a V8 heap snapshot of the running Node process `PID` (its inspector is opened with SIGUSR1 on 127.0.0.1 and closed again)")
 	javaPID := fs.Int("java", 0, "take an HPROF dump of the running JVM `PID` (with jcmd GC.heap_dump)")
-	out := fs.String("o", "", "write the snapshot to `FILE`")
+	out := fs.String("o", "", "write the snapshot to `FILE` (mode 0600)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long")
+	values := fs.Bool("values", true, "write string contents (false: none; Node only)")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
@@ -28,39 +37,98 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	if (*nodePID == 0) == (*javaPID == 0) {
 		return usagef("snapshot needs exactly one of --node PID and --java PID")
 	}
+	if !*values && *javaPID != 0 {
+		return usagef("--values=false is for --node: the JVM writes its dump itself, with every value")
+	}
+	if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+		return usagef("-o %s is a directory; give the name of the snapshot file", *out)
+	}
+	if fi, err := os.Stat(filepath.Dir(*out)); err != nil || !fi.IsDir() {
+		return usagef("-o %s: no directory %s to write it in", *out, filepath.Dir(*out))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
+	ctx, caught, stop := interruptible(ctx, stderr)
+	defer stop()
+	var err error
 	if *javaPID != 0 {
-		abs, err := filepath.Abs(*out)
-		if err != nil {
-			return err
-		}
-		cmd := exec.CommandContext(ctx, "jcmd", fmt.Sprint(*javaPID), "GC.heap_dump", abs)
-		cmd.Stdout, cmd.Stderr = stderr, stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("jcmd %d GC.heap_dump: %w", *javaPID, err)
-		}
-		fmt.Fprintf(stdout, "wrote %s\n", *out)
-		return nil
+		err = javaSnapshot(ctx, *javaPID, *out)
+	} else {
+		err = withProgress(stderr, "taking a heap snapshot of node "+fmt.Sprint(*nodePID), func() error {
+			return nodeSnapshot(ctx, *nodePID, *out, inspector.Options{NoValues: !*values})
+		})
 	}
-	return withProgress(stderr, "taking a heap snapshot of node "+fmt.Sprint(*nodePID), func() error {
-		return nodeSnapshot(ctx, *nodePID, *out)
-	})
+	if s := caught(); s != 0 && err != nil {
+		return &exitError{code: 128 + int(s), msg: fmt.Sprintf("interrupted by %v; no snapshot written (%v)", s, err)}
+	}
+	if errors.Is(err, inspector.ErrNotNode) || errors.Is(err, errNotJVM) {
+		return &usageError{err.Error()}
+	}
+	if ce, ok := err.(*inspector.CloseError); ok {
+		// The snapshot is whole, but the process is left open to others.
+		fmt.Fprintf(stdout, "wrote %s\n", *out)
+		return ce
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", *out)
+	return nil
+}
+
+// interruptible returns ctx cancelled by SIGINT or SIGTERM, a function
+// that tells which of them came (0 if none), and one that stops catching
+// them. The capture then ends its own way: the inspector is closed and
+// the temporary file removed before heapscope exits.
+func interruptible(ctx context.Context, stderr io.Writer) (context.Context, func() syscall.Signal, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	got := make(chan syscall.Signal, 1)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			got <- s.(syscall.Signal)
+			fmt.Fprintf(stderr, "heapscope: %v: stopping the capture, cleaning up\n", s)
+			cancel()
+		case <-done:
+		}
+	}()
+	var sig syscall.Signal
+	caught := func() syscall.Signal {
+		select {
+		case s := <-got:
+			sig = s
+		default:
+		}
+		return sig
+	}
+	stop := func() {
+		close(done)
+		signal.Stop(sigs)
+		cancel()
+	}
+	return ctx, caught, stop
 }
 
 // nodeSnapshot streams a snapshot of a Node process into path, through a
-// temporary file in the same directory, so that a failed capture never
-// leaves a file that looks whole.
-func nodeSnapshot(ctx context.Context, pid int, path string) error {
+// temporary file (mode 0600) in the same directory, so that a failed or
+// interrupted capture never leaves a file that looks whole, nor the
+// temporary file.
+func nodeSnapshot(ctx context.Context, pid int, path string, opt inspector.Options) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".heapscope-*.tmp")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := inspector.Snapshot(ctx, pid, tmp); err != nil {
+	serr := inspector.Snapshot(ctx, pid, tmp, opt)
+	if _, onlyClose := serr.(*inspector.CloseError); serr != nil && !onlyClose {
 		tmp.Close()
-		return fmt.Errorf("node %d: %w", pid, err)
+		return fmt.Errorf("node %d: %w", pid, serr)
 	}
+	// Either no error, or only the inspector's close failed (returned
+	// as it is): the snapshot is whole.
 	if err := tmp.Close(); err != nil {
 		return err
 	}
@@ -72,7 +140,117 @@ func nodeSnapshot(ctx context.Context, pid int, path string) error {
 	n, _ := io.ReadFull(f, prefix[:])
 	f.Close()
 	if !heapsnapshot.Match(prefix[:n]) {
-		return fmt.Errorf("node %d: the inspector sent something that is not a heap snapshot", pid)
+		return errors.Join(fmt.Errorf("node %d: the inspector sent something that is not a heap snapshot", pid), serr)
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return serr
+}
+
+// errNotJVM is wrapped by the error for a pid that is not a JVM that
+// jcmd can safely attach to.
+var errNotJVM = errors.New("not a JVM")
+
+// checkJVM returns nil if process pid is a HotSpot JVM that jcmd can
+// attach to without harm. jcmd asks a JVM to start its attach listener
+// with SIGQUIT, whose default action ends (and core dumps) any process
+// that does not handle it: a JVM started with -Xrs, or another program.
+// Where /proc is missing it cannot tell and returns nil.
+func checkJVM(pid int) error {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		return nil
+	}
+	dir := "/proc/" + strconv.Itoa(pid)
+	status, err := os.ReadFile(dir + "/status")
+	if err != nil {
+		return fmt.Errorf("no process %d: %w", pid, errNotJVM)
+	}
+	exe, err := os.Readlink(dir + "/exe")
+	if err != nil {
+		return fmt.Errorf("cannot tell what process %d runs (%v); heapscope attaches only to processes it knows are JVMs: %w", pid, err, errNotJVM)
+	}
+	maps, _ := os.ReadFile(dir + "/maps")
+	if filepath.Base(strings.TrimSuffix(exe, " (deleted)")) != "java" && !bytes.Contains(maps, []byte("/libjvm.so")) {
+		return fmt.Errorf("process %d runs %s, not a JVM; jcmd's SIGQUIT would end it: %w", pid, exe, errNotJVM)
+	}
+	var caught uint64
+	var nspid string
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "SigCgt:"); ok {
+			caught, _ = strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+		}
+		if v, ok := strings.CutPrefix(l, "NSpid:"); ok {
+			if f := strings.Fields(v); len(f) > 0 {
+				nspid = f[len(f)-1]
+			}
+		}
+	}
+	const sigquit = 3
+	if caught&(1<<(sigquit-1)) == 0 {
+		// Without a SIGQUIT handler (-Xrs), only an attach listener that
+		// is already running can take the request.
+		if _, err := os.Stat(dir + "/root/tmp/.java_pid" + nspid); err != nil {
+			return fmt.Errorf("JVM %d does not handle SIGQUIT (-Xrs?) and has no attach listener running, so jcmd's SIGQUIT would end it: %w", pid, errNotJVM)
+		}
+	}
+	return nil
+}
+
+// hprofMagic starts every HPROF file ("JAVA PROFILE 1.0.2\0").
+const hprofMagic = "JAVA PROFILE 1.0."
+
+// javaSnapshot has jcmd make the JVM pid dump its heap into a temporary
+// file next to path, checks that an HPROF file was written (jcmd exits 0
+// when the JVM could not write it), makes it 0600 and renames it into
+// place. The JVM writes the file itself, as the JVM's user, in its own
+// view of the file system. If ctx ends first, it still waits for jcmd:
+// the JVM goes on writing, and the file is removed only when it is done.
+func javaSnapshot(ctx context.Context, pid int, path string) error {
+	if err := checkJVM(pid); err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	var nonce [8]byte
+	rand.Read(nonce[:])
+	tmp := filepath.Join(filepath.Dir(abs), ".heapscope-"+hex.EncodeToString(nonce[:])+".hprof.tmp")
+	defer os.Remove(tmp)
+	var msg bytes.Buffer
+	cmd := exec.Command("jcmd", strconv.Itoa(pid), "GC.heap_dump", tmp)
+	cmd.Stdout, cmd.Stderr = &msg, &msg
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("jcmd: %w", err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	var runErr error
+	select {
+	case runErr = <-waited:
+	case <-ctx.Done():
+		runErr = <-waited
+		if runErr == nil {
+			runErr = ctx.Err()
+		}
+	}
+	said := strings.TrimSpace(msg.String())
+	if runErr != nil {
+		return fmt.Errorf("jcmd %d GC.heap_dump: %w: %s", pid, runErr, said)
+	}
+	f, err := os.Open(tmp)
+	if err != nil {
+		return fmt.Errorf("jcmd %d GC.heap_dump wrote no dump: %s", pid, said)
+	}
+	var head [len(hprofMagic)]byte
+	_, rerr := io.ReadFull(f, head[:])
+	f.Close()
+	if rerr != nil || string(head[:]) != hprofMagic {
+		return fmt.Errorf("jcmd %d GC.heap_dump wrote no HPROF dump: %s", pid, said)
+	}
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, abs)
 }
