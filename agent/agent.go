@@ -19,7 +19,8 @@ import (
 //go:embed heapscope/*.py site/sitecustomize.py
 var files embed.FS
 
-// Layout of an extracted copy, under <cache>/heapscope/python-agent-<hash>:
+// Layout of an extracted copy, under <private dir>/python-agent-<hash>
+// (see cache.go for the private directory):
 //
 //	py/heapscope/*.py          the importable package (Dir returns .../py)
 //	site/sitecustomize.py      the run-mode hook (RunDir returns .../site)
@@ -93,79 +94,171 @@ func contentHash() (string, []string, error) {
 }
 
 // extract writes the files into a content-hashed directory under the
-// user cache directory (or the temporary directory), atomically: into a
-// fresh temporary directory first, then renamed into place. A complete
-// copy that is already there is reused.
+// per-user directory (see cache.go), atomically: into a fresh temporary
+// directory first, then renamed into place. A copy that is already there
+// is reused only if it holds exactly the embedded files (and Python's
+// caches of them), all the user's and writable by no one else; any other
+// is replaced.
 func extract() (string, error) {
+	base, err := privateDir()
+	if err != nil {
+		return "", err
+	}
+	return extractIn(base)
+}
+
+// extractIn is extract into the directory base.
+func extractIn(base string) (string, error) {
 	sum, names, err := contentHash()
 	if err != nil {
 		return "", err
 	}
-	var bases []string
-	if d, err := os.UserCacheDir(); err == nil && d != "" {
-		bases = append(bases, filepath.Join(d, "heapscope"))
-	}
-	bases = append(bases, filepath.Join(os.TempDir(), "heapscope-"+strconv.Itoa(os.Getuid())))
-	var errs []error
-	for _, base := range bases {
-		dir, err := extractInto(base, "python-agent-"+sum, names)
-		if err == nil {
-			return dir, nil
-		}
-		errs = append(errs, err)
-	}
-	return "", fmt.Errorf("agent: cannot extract the Python agent: %w", errors.Join(errs...))
-}
-
-func extractInto(base, name string, names []string) (string, error) {
+	name := "python-agent-" + sum
 	final := filepath.Join(base, name)
-	if complete(final) {
+	if verifyCopy(final, name, names) == nil {
 		return final, nil
-	}
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		return "", err
 	}
 	tmp, err := os.MkdirTemp(base, "."+name+".tmp-")
 	if err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(tmp) // a no-op once renamed
+	if err := writeCopy(tmp, name, names); err != nil {
+		return "", err
+	}
+	for try := 0; ; try++ {
+		err := os.Rename(tmp, final)
+		if err == nil {
+			return final, nil
+		}
+		// Another process may have put a good copy there meanwhile.
+		if verifyCopy(final, name, names) == nil {
+			return final, nil
+		}
+		if try == 1 {
+			return "", fmt.Errorf("agent: cannot put the Python agent in place at %s: %w", final, err)
+		}
+		// A stale, incomplete or altered copy: move it off and remove it.
+		stale := tmp + ".old"
+		if err := os.Rename(final, stale); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		os.RemoveAll(stale)
+	}
+}
+
+// writeCopy writes the embedded files into dir, with empty __pycache__
+// directories of mode 0700 for Python to fill (so that their mode does
+// not depend on the umask).
+func writeCopy(dir, name string, names []string) error {
 	for _, n := range names {
 		b, err := files.ReadFile(n)
 		if err != nil {
-			return "", err
+			return err
 		}
-		dst := filepath.Join(tmp, target(n))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return "", err
+		dst := filepath.Join(dir, target(n))
+		if err := os.MkdirAll(filepath.Join(filepath.Dir(dst), "__pycache__"), 0o700); err != nil {
+			return err
 		}
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
-			return "", err
+		if err := os.WriteFile(dst, b, 0o600); err != nil {
+			return err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(tmp, okFile), []byte(name+"\n"), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		// Another process may have won the race.
-		if complete(final) {
-			return final, nil
+	return os.WriteFile(filepath.Join(dir, okFile), []byte(name+"\n"), 0o600)
+}
+
+// verifyCopy checks an extracted copy: every embedded file with its
+// content, the ok file, and nothing else but __pycache__ directories;
+// nothing a symbolic link, everything the user's and not writable by
+// others. A __pycache__ that fails the check is emptied, as Python
+// remakes it.
+func verifyCopy(dir, name string, names []string) error {
+	want := map[string][]byte{okFile: []byte(name + "\n")}
+	for _, n := range names {
+		b, err := files.ReadFile(n)
+		if err != nil {
+			return err
 		}
-		// A stale, incomplete copy: replace it.
-		if rerr := os.RemoveAll(final); rerr != nil {
-			return "", err
+		want[target(n)] = b
+	}
+	dirs := map[string]bool{}
+	for rel := range want {
+		for d := filepath.Dir(rel); d != "."; d = filepath.Dir(d) {
+			dirs[d] = true
 		}
-		if err := os.Rename(tmp, final); err != nil {
-			if complete(final) {
-				return final, nil
+	}
+	if fi, err := checkOwn(dir); err != nil {
+		return err
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	seen := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == "." {
+			return nil
+		}
+		if d.IsDir() && d.Name() == "__pycache__" {
+			if checkCache(p) != nil {
+				if err := os.RemoveAll(p); err != nil {
+					return err
+				}
+				return os.Mkdir(p, 0o700)
 			}
-			return "", err
+			return filepath.SkipDir
+		}
+		fi, err := checkOwn(p)
+		if err != nil {
+			return err
+		}
+		if fi.IsDir() {
+			if !dirs[rel] {
+				return fmt.Errorf("%s: not heapscope's", p)
+			}
+			return nil
+		}
+		b, ok := want[rel]
+		if !ok {
+			return fmt.Errorf("%s: not heapscope's", p)
+		}
+		if !sameFile(p, b) {
+			return fmt.Errorf("%s differs from heapscope's", p)
+		}
+		seen++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if seen != len(want) {
+		return fmt.Errorf("%s: %d of %d files", dir, seen, len(want))
+	}
+	return nil
+}
+
+// checkCache checks a __pycache__ directory and its files: the user's,
+// not writable by others, no symbolic links, nothing below it.
+func checkCache(dir string) error {
+	if _, err := checkOwn(dir); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		fi, err := checkOwn(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a file", filepath.Join(dir, e.Name()))
 		}
 	}
-	return final, nil
+	return nil
 }
 
 // target maps an embedded path to its place in the extracted copy.
@@ -174,11 +267,6 @@ func target(n string) string {
 		return filepath.Join(pkgSub, filepath.FromSlash(n))
 	}
 	return filepath.FromSlash(n) // site/sitecustomize.py
-}
-
-func complete(dir string) bool {
-	st, err := os.Stat(filepath.Join(dir, okFile))
-	return err == nil && st.Mode().IsRegular()
 }
 
 // ownKeys are the variables of the run protocol; Env replaces them.

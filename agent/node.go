@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -14,51 +13,31 @@ import (
 var nodePreload []byte
 
 // NodePreload returns the path of heapscope's Node preload script, written
-// once into a content-named file of the user's cache directory (or the
-// temporary directory). `heapscope run` loads it into node with
-// NODE_OPTIONS=--require; it reads the same HEAPSCOPE_* variables as the
-// Python agent (see [Env]) and names snapshots NNNN-PID-REASON.heapsnapshot.
+// once into a content-named file of heapscope's per-user directory (see
+// cache.go); a file there is reused only if it is the user's, writable by
+// no one else, and holds exactly the script. `heapscope run` loads it
+// into node with NODE_OPTIONS=--require; it reads the same HEAPSCOPE_*
+// variables as the Python agent (see [Env]) and names snapshots
+// NNNN-PID-REASON.heapsnapshot.
 func NodePreload() (string, error) {
-	sum := sha256.Sum256(nodePreload)
-	name := "preload-" + hex.EncodeToString(sum[:8]) + ".js"
-	var lastErr error
-	for _, base := range cacheBases() {
-		dir := filepath.Join(base, "heapscope")
-		p := filepath.Join(dir, name)
-		if b, err := os.ReadFile(p); err == nil && string(b) == string(nodePreload) {
-			return p, nil
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			lastErr = err
-			continue
-		}
-		tmp, err := os.CreateTemp(dir, ".preload-*")
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		_, werr := tmp.Write(nodePreload)
-		cerr := tmp.Close()
-		if werr == nil && cerr == nil {
-			if err := os.Rename(tmp.Name(), p); err == nil {
-				return p, nil
-			} else {
-				lastErr = err
-			}
-		} else {
-			lastErr = fmt.Errorf("writing %s: %v %v", tmp.Name(), werr, cerr)
-		}
-		os.Remove(tmp.Name())
+	dir, err := privateDir()
+	if err != nil {
+		return "", err
 	}
-	return "", fmt.Errorf("cannot write the node preload: %w", lastErr)
+	return writePreload(dir)
 }
 
-func cacheBases() []string {
-	var bases []string
-	if d, err := os.UserCacheDir(); err == nil {
-		bases = append(bases, d)
+// writePreload is NodePreload into the directory dir.
+func writePreload(dir string) (string, error) {
+	sum := sha256.Sum256(nodePreload)
+	p := filepath.Join(dir, "preload-"+hex.EncodeToString(sum[:8])+".js")
+	if sameFile(p, nodePreload) {
+		return p, nil
 	}
-	return append(bases, os.TempDir())
+	if err := replaceFile(p, nodePreload); err != nil {
+		return "", fmt.Errorf("agent: cannot write the node preload: %w", err)
+	}
+	return p, nil
 }
 
 // NodeEnv returns base with NODE_OPTIONS extended to load the preload
