@@ -57,8 +57,9 @@ import (
 // DefaultPort is the inspector's port when nothing else is configured.
 const DefaultPort = 9229
 
-// defaultWait bounds a capture when ctx has no deadline.
-const defaultWait = 15 * time.Second
+// defaultWait bounds a capture when ctx has no deadline: a snapshot of a
+// large heap takes minutes.
+const defaultWait = 10 * time.Minute
 
 // openWait bounds the wait for the inspector to open after SIGUSR1.
 const openWait = 30 * time.Second
@@ -75,9 +76,11 @@ type Options struct {
 	// NoValues writes the snapshot through [Redact]: string contents
 	// are replaced before they reach the writer.
 	NoValues bool
-	// Cleanup, if not nil, bounds the closing of the inspector after
-	// the capture instead of 10 minutes: cancel it to give up waiting
-	// (the inspector is then left open, and Snapshot says so).
+	// Cleanup, if not nil, is the context of closing the inspector
+	// after the capture (at most 10 minutes in any case): cancel it to
+	// give up waiting (the inspector is then left open, and Snapshot
+	// says so). By default the capture's context without its
+	// cancellation.
 	Cleanup context.Context
 }
 
@@ -108,8 +111,8 @@ func (e *CloseError) Unwrap() error { return e.Err }
 // listening socket, or --inspect-port in its command line or
 // NODE_OPTIONS; 9229 where /proc is missing). It waits at most 30 s for
 // the inspector to open; without a deadline in ctx the whole capture
-// takes at most 15 s. On error, w may hold part of a snapshot. An error
-// wraps [ErrNotNode] if pid is not a Node process that handles SIGUSR1
+// takes at most 10 minutes. On error, w may hold part of a snapshot. An error
+// matches [ErrNotNode] if pid is not a Node process that handles SIGUSR1
 // (nothing was sent to it), and is or holds a [*CloseError] if an
 // inspector Snapshot opened may still be open.
 func Snapshot(ctx context.Context, pid int, w io.Writer, opt Options) (err error) {
@@ -126,10 +129,11 @@ func Snapshot(ctx context.Context, pid int, w io.Writer, opt Options) (err error
 		if !c.signaled {
 			return
 		}
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeWait)
+		base := context.WithoutCancel(ctx)
 		if opt.Cleanup != nil {
-			cctx, cancel = context.WithCancel(opt.Cleanup)
+			base = opt.Cleanup
 		}
+		cctx, cancel := context.WithTimeout(base, closeWait)
 		defer cancel()
 		if cerr := c.close(cctx); cerr != nil && err == nil {
 			err = cerr

@@ -22,9 +22,20 @@ import (
 // listening sockets; a port that another process listens on is reported
 // at once, as Node cannot open its inspector there.
 
-// ErrNotNode is wrapped by the error [Snapshot] returns when pid is not
-// a Node process that SIGUSR1 can safely ask to open its inspector.
+// ErrNotNode is matched (errors.Is) by the error [Snapshot] and
+// [CheckNode] return when pid is not a Node process that SIGUSR1 can
+// safely ask to open its inspector.
 var ErrNotNode = errors.New("not a Node process")
+
+// notNode is an error that says what the process is instead.
+type notNode struct{ msg string }
+
+func (e *notNode) Error() string        { return "inspector: " + e.msg }
+func (e *notNode) Is(target error) bool { return target == ErrNotNode }
+
+func notNodef(format string, args ...any) error {
+	return &notNode{fmt.Sprintf(format, args...)}
+}
 
 // sigusr1 is SIGUSR1 on Linux, the only system with /proc status lines.
 const sigusr1 = 10
@@ -36,13 +47,13 @@ var nodeNameRE = regexp.MustCompile(`^(node|nodejs)[0-9.\-]*$`)
 var nodeMarker = []byte("Debugger listening on ")
 
 // CheckNode returns nil if process pid is a Node process that handles
-// SIGUSR1, and otherwise an error that wraps [ErrNotNode] and says what
-// the process is. A process is Node when its executable is named node or
+// SIGUSR1, and otherwise an error that matches [ErrNotNode] and says
+// what the process is. A process is Node when its executable is named node or
 // nodejs, maps libnode, or holds Node's inspector messages. Where /proc
 // is missing (macOS), it cannot tell and returns nil.
 func CheckNode(pid int) error {
 	if pid <= 0 {
-		return fmt.Errorf("inspector: bad pid %d: %w", pid, ErrNotNode)
+		return notNodef("bad pid %d", pid)
 	}
 	dir := "/proc/" + strconv.Itoa(pid)
 	if _, err := os.Stat("/proc/self/status"); err != nil {
@@ -51,27 +62,27 @@ func CheckNode(pid int) error {
 	status, err := os.ReadFile(dir + "/status")
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("inspector: no process %d: %w", pid, ErrNotNode)
+			return notNodef("no process %d", pid)
 		}
-		return fmt.Errorf("inspector: process %d: %v: %w", pid, err, ErrNotNode)
+		return notNodef("process %d: %v", pid, err)
 	}
 	if st := statusField(status, "State"); strings.HasPrefix(st, "Z") || strings.HasPrefix(st, "X") {
-		return fmt.Errorf("inspector: process %d has exited: %w", pid, ErrNotNode)
+		return notNodef("process %d has exited", pid)
 	}
 	exe, err := os.Readlink(dir + "/exe")
 	if err != nil {
-		return fmt.Errorf("inspector: cannot tell what process %d runs (%v); heapscope signals only processes it knows are Node: %w", pid, err, ErrNotNode)
+		return notNodef("cannot tell what process %d runs (%v); heapscope signals only processes it knows are Node", pid, err)
 	}
 	exe = strings.TrimSuffix(exe, " (deleted)")
 	if !isNode(dir, exe) {
-		return fmt.Errorf("inspector: process %d runs %s, not node; SIGUSR1 would end it: %w", pid, exe, ErrNotNode)
+		return notNodef("process %d runs %s, not node: SIGUSR1 would end it", pid, exe)
 	}
 	caught, err := strconv.ParseUint(statusField(status, "SigCgt"), 16, 64)
 	if err != nil {
-		return fmt.Errorf("inspector: process %d: cannot read its signal handlers: %w", pid, ErrNotNode)
+		return notNodef("process %d: cannot read its signal handlers", pid)
 	}
 	if caught&(1<<(sigusr1-1)) == 0 {
-		return fmt.Errorf("inspector: process %d (%s) does not handle SIGUSR1 (started with --disable-sigusr1, or not yet started up), so SIGUSR1 would end it: %w", pid, exe, ErrNotNode)
+		return notNodef("process %d (%s) does not handle SIGUSR1 (started with --disable-sigusr1, or not yet started up): SIGUSR1 would end it", pid, exe)
 	}
 	return nil
 }

@@ -73,7 +73,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// Snapshots can hold secrets: a directory heapscope makes is the
+	// user's alone (an existing one keeps its mode; the files are 0600).
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	pkg, err := agent.Dir()

@@ -48,14 +48,14 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	ctx, caught, stop := interruptible(ctx, stderr)
+	ctx, cleanup, caught, stop := interruptible(ctx, stderr)
 	defer stop()
 	var err error
 	if *javaPID != 0 {
 		err = javaSnapshot(ctx, *javaPID, *out)
 	} else {
 		err = withProgress(stderr, "taking a heap snapshot of node "+fmt.Sprint(*nodePID), func() error {
-			return nodeSnapshot(ctx, *nodePID, *out, inspector.Options{NoValues: !*values})
+			return nodeSnapshot(ctx, *nodePID, *out, inspector.Options{NoValues: !*values, Cleanup: cleanup})
 		})
 	}
 	if s := caught(); s != 0 && err != nil {
@@ -76,40 +76,55 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// interruptible returns ctx cancelled by SIGINT or SIGTERM, a function
-// that tells which of them came (0 if none), and one that stops catching
-// them. The capture then ends its own way: the inspector is closed and
-// the temporary file removed before heapscope exits.
-func interruptible(ctx context.Context, stderr io.Writer) (context.Context, func() syscall.Signal, func()) {
-	ctx, cancel := context.WithCancel(ctx)
+// interruptible returns ctx cancelled by SIGINT or SIGTERM; a context
+// for the cleanup after the capture, cancelled by a second signal; a
+// function that tells which signal came first (0 if none); and one that
+// stops catching them. On the first signal the capture ends its own way:
+// the inspector is closed (once the process has finished the snapshot it
+// is writing) and the temporary file removed before heapscope exits. A
+// second signal stops the waiting; a third ends heapscope at once.
+func interruptible(ctx context.Context, stderr io.Writer) (capture, cleanup context.Context, caught func() syscall.Signal, stop func()) {
+	capture, cancelCapture := context.WithCancel(ctx)
+	cleanup, cancelCleanup := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	got := make(chan syscall.Signal, 1)
+	first := make(chan syscall.Signal, 1)
 	done := make(chan struct{})
 	go func() {
-		select {
-		case s := <-sigs:
-			got <- s.(syscall.Signal)
-			fmt.Fprintf(stderr, "heapscope: %v: stopping the capture, cleaning up\n", s)
-			cancel()
-		case <-done:
+		for n := 0; ; n++ {
+			select {
+			case s := <-sigs:
+				if n == 0 {
+					first <- s.(syscall.Signal)
+					fmt.Fprintf(stderr, "heapscope: %v: stopping the capture and cleaning up (again to stop waiting)\n", s)
+					cancelCapture()
+					continue
+				}
+				fmt.Fprintf(stderr, "heapscope: %v: not waiting for the cleanup\n", s)
+				signal.Stop(sigs)
+				cancelCleanup()
+				return
+			case <-done:
+				return
+			}
 		}
 	}()
 	var sig syscall.Signal
-	caught := func() syscall.Signal {
+	caught = func() syscall.Signal {
 		select {
-		case s := <-got:
+		case s := <-first:
 			sig = s
 		default:
 		}
 		return sig
 	}
-	stop := func() {
+	stop = func() {
 		close(done)
 		signal.Stop(sigs)
-		cancel()
+		cancelCapture()
+		cancelCleanup()
 	}
-	return ctx, caught, stop
+	return capture, cleanup, caught, stop
 }
 
 // nodeSnapshot streams a snapshot of a Node process into path, through a
@@ -125,6 +140,9 @@ func nodeSnapshot(ctx context.Context, pid int, path string, opt inspector.Optio
 	serr := inspector.Snapshot(ctx, pid, tmp, opt)
 	if _, onlyClose := serr.(*inspector.CloseError); serr != nil && !onlyClose {
 		tmp.Close()
+		if errors.Is(serr, inspector.ErrNotNode) {
+			return serr // it says which process
+		}
 		return fmt.Errorf("node %d: %w", pid, serr)
 	}
 	// Either no error, or only the inspector's close failed (returned

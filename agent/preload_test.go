@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/heapscope/heapscope/inspector"
+)
+
+// redactJS runs the preload's redactor over the file argv[1] in pieces
+// of random sizes from 1 to argv[3] characters (a seeded generator) and
+// writes the result to argv[2]; on an error it prints it and exits 3.
+const redactJS = `
+const { newRedactor } = require(process.env.PRELOAD);
+const fs = require('fs');
+const [inPath, outPath, maxPiece] = process.argv.slice(1);
+const text = fs.readFileSync(inPath, 'utf8');
+const fd = fs.openSync(outPath, 'w');
+let seed = 12345;
+try {
+  const r = newRedactor((s) => fs.writeSync(fd, s));
+  for (let i = 0; i < text.length;) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    const n = 1 + seed % +maxPiece;
+    r.feed(text.slice(i, i + n));
+    i += n;
+  }
+  r.end();
+} catch (e) {
+  console.log(e.message);
+  process.exit(3);
+}
+`
+
+// redactWith runs the preload's redactor over in, fed in pieces of at
+// most maxPiece characters, and returns what it wrote, or its error.
+func redactWith(t *testing.T, in []byte, maxPiece string) ([]byte, error) {
+	t.Helper()
+	dir := t.TempDir()
+	preload := filepath.Join(dir, "preload.js")
+	inPath, outPath := filepath.Join(dir, "in"), filepath.Join(dir, "out")
+	if err := os.WriteFile(preload, nodePreload, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(inPath, in, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", "-e", redactJS, inPath, outPath, maxPiece)
+	cmd.Env = append(os.Environ(), "PRELOAD="+preload)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%v: %s", err, out)
+	}
+	return os.ReadFile(outPath)
+}
+
+// TestPreloadRedactorMatchesGo holds the preload's JavaScript redactor
+// to inspector.Redact: on a real snapshot with secrets, fed in pieces of
+// any size, it writes the same bytes; on text Redact refuses, it fails.
+func TestPreloadRedactorMatchesGo(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "s.heapsnapshot")
+	js := `
+const w = ['S3', 'CR', '3T'].join('');
+class Vault { constructor() { this.password = 'pw-' + w; } }
+globalThis.vault = new Vault();
+globalThis.sessions = {};
+for (let i = 0; i < 40; i++) sessions['key' + i + '-' + w] = { i };
+globalThis.weak = new WeakMap([[vault, 'weak-' + w]]);
+globalThis.esc = 'quote" back\\ nl\n tab\t uni\u2028 ' + w;
+class Odd { constructor() { this['we"ird\\key\u2028'] = {}; } }
+globalThis.odd = new Odd();
+require('v8').writeHeapSnapshot(process.argv[1]);
+`
+	if out, err := exec.Command("node", "-e", js, snap).CombinedOutput(); err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	orig, err := os.ReadFile(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := inspector.Redact(&want, bytes.NewReader(orig)); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(want.Bytes(), orig) {
+		t.Fatal("Redact changed nothing (the test is broken)")
+	}
+	for _, max := range []string{"7", "5000", "100000000"} {
+		got, err := redactWith(t, orig, max)
+		if err != nil {
+			t.Fatalf("pieces up to %s: %v", max, err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			i := 0
+			for i < len(got) && i < want.Len() && got[i] == want.Bytes()[i] {
+				i++
+			}
+			t.Errorf("pieces up to %s: differs from Go at byte %d: %.60q, want %.60q", max, i, got[i:], want.Bytes()[i:])
+		}
+	}
+	// Text the Go redactor refuses: the strings before the edges.
+	bad := bytes.Replace(orig, []byte(`"nodes":`), []byte(`"strings":["x"],"nodes":`), 1)
+	if err := inspector.Redact(&bytes.Buffer{}, bytes.NewReader(bad)); err == nil {
+		t.Fatal("Redact accepted the strings first")
+	}
+	if _, err := redactWith(t, bad, "5000"); err == nil || !strings.Contains(err.Error(), "before") {
+		t.Errorf("the preload's redactor: %v, want it to refuse the strings first", err)
+	}
+}

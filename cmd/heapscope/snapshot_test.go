@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heapfile"
+	"github.com/heapscope/heapscope/inspector"
+)
+
+// liveJS keeps 123 Marker objects and a secret in several forms, and
+// prints "ready". The secret's word is built at run time, so that the
+// script's own text does not hold it.
+const liveJS = `
+class Marker { constructor(i) { this.i = i; } }
+globalThis.keep = Array.from({length: 123}, (_, i) => new Marker(i));
+const w = ['S3', 'CR', '3T'].join('');
+class Vault { constructor() { this.password = 'pw-' + w + '-' + process.pid; } }
+globalThis.vault = new Vault();
+globalThis.sessions = {};
+for (let i = 0; i < 40; i++) sessions['key' + i + '-' + w + '-' + process.pid] = { i };
+globalThis.big = Array.from({length: +(process.env.BIG || 0)}, (_, i) => ({ i, s: 'item' + i }));
+setInterval(() => {}, 1000);
+console.log('ready');
+`
+
+var secretWord = regexp.MustCompile("S3" + "CR3T")
+
+// startLive starts node running liveJS with its inspector closed (it
+// opens on a free port at SIGUSR1) and big extra objects.
+func startLive(t *testing.T, big int) *exec.Cmd {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	cmd := exec.Command("node", "--inspect-port=0", "-e", liveJS)
+	cmd.Env = append(os.Environ(), "BIG="+strconv.Itoa(big))
+	return startReady(t, cmd)
+}
+
+// startReady starts cmd and waits for it to print "ready".
+func startReady(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
+	t.Helper()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "ready" {
+		t.Fatalf("%s did not start: %q, %v", cmd.Path, line, err)
+	}
+	return cmd
+}
+
+// countOf reads a snapshot and returns the number of objects of type typ.
+func countOf(t *testing.T, path, typ string) int {
+	t.Helper()
+	g, err := heapfile.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range analyze.Summary(g) {
+		if r.Type == typ {
+			return r.Count
+		}
+	}
+	return 0
+}
+
+// assertOnly checks that dir holds exactly the named files, each 0600.
+func assertOnly(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+		if fi, err := e.Info(); err == nil && !fi.IsDir() && fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %v, want 0600", e.Name(), fi.Mode().Perm())
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(names, " ") {
+		t.Errorf("%s holds %v, want %v", dir, got, names)
+	}
+}
+
+// assertInspectorClosed checks that process pid listens on no port (the
+// node programs here listen on none of their own).
+func assertInspectorClosed(t *testing.T, pid int) {
+	t.Helper()
+	if ports, ok := inspector.ListeningPorts(pid); ok && len(ports) > 0 {
+		t.Errorf("process %d still listens on %v", pid, ports)
+	}
+}
+
+// TestSnapshotNode captures a live node process with and without
+// values: exit 0, a 0600 file with the program's objects, the inspector
+// closed after, and no secret in the file written with --values=false.
+func TestSnapshotNode(t *testing.T) {
+	cmd := startLive(t, 0)
+	pid := strconv.Itoa(cmd.Process.Pid)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		flags  []string
+		secret bool
+	}{
+		{"plain.heapsnapshot", nil, true},
+		{"novalues.heapsnapshot", []string{"--values=false"}, false},
+	} {
+		out := filepath.Join(dir, tc.name)
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"snapshot", "--node", pid, "-o", out}, tc.flags...)
+		if err := run(args, &stdout, &stderr); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr.String())
+		}
+		if stdout.String() != "wrote "+out+"\n" {
+			t.Errorf("stdout %q", stdout.String())
+		}
+		if n := countOf(t, out, "Marker"); n != 123 {
+			t.Errorf("%s: %d Marker objects, want 123", tc.name, n)
+		}
+		b, _ := os.ReadFile(out)
+		if got := secretWord.Match(b); got != tc.secret {
+			t.Errorf("%s: holds the secret: %v, want %v", tc.name, got, tc.secret)
+		}
+		assertInspectorClosed(t, cmd.Process.Pid)
+	}
+	assertOnly(t, dir, "novalues.heapsnapshot", "plain.heapsnapshot")
+}
+
+// echoPython starts a real python3 that answers lines on stdin, a
+// process that is not Node or a JVM; the returned function checks that
+// it still answers.
+func echoPython(t *testing.T) (*exec.Cmd, func()) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	cmd := exec.Command("python3", "-u", "-c", "import sys\nprint('ready')\nfor l in sys.stdin: print('echo', l.strip())")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	r := bufio.NewReader(out)
+	if l, err := r.ReadString('\n'); err != nil || l != "ready\n" {
+		t.Fatalf("python3 did not start: %q %v", l, err)
+	}
+	return cmd, func() {
+		t.Helper()
+		io.WriteString(in, "ping\n")
+		if l, err := r.ReadString('\n'); err != nil || l != "echo ping\n" {
+			t.Fatalf("python3 %d no longer answers: %q %v", cmd.Process.Pid, l, err)
+		}
+	}
+}
+
+// TestSnapshotRefuses points snapshot at processes it must not signal
+// and at outputs it must not write: exit 2, nothing written, the
+// processes still run.
+func TestSnapshotRefuses(t *testing.T) {
+	py, alive := echoPython(t)
+	sleep := exec.Command("sleep", "600")
+	if err := sleep.Start(); err != nil {
+		t.Skip("no sleep:", err)
+	}
+	t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait() })
+	node := startLive(t, 0)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.snap")
+	pyPID, sleepPID, nodePID := strconv.Itoa(py.Process.Pid), strconv.Itoa(sleep.Process.Pid), strconv.Itoa(node.Process.Pid)
+	for _, args := range [][]string{
+		{"snapshot", "--node", pyPID, "-o", out},
+		{"snapshot", "--node", sleepPID, "-o", out},
+		{"snapshot", "--java", pyPID, "-o", out},
+		{"snapshot", "--java", sleepPID, "-o", out},
+		{"snapshot", "--java", nodePID, "-o", out},
+		{"snapshot", "--node", "999999999", "-o", out},
+		{"snapshot", "--node", nodePID, "-o", dir},                        // a directory
+		{"snapshot", "--node", nodePID, "-o", filepath.Join(dir, "no/x")}, // no such directory
+		{"snapshot", "--java", pyPID, "--values=false", "-o", out},        // no redaction for HPROF
+		{"snapshot", "--node", nodePID, "--java", nodePID, "-o", out},     // both
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := exitCode(run(args, &stdout, &stderr)); code != 2 {
+			t.Errorf("%v: exit %d, want 2; stderr %s", args, code, stderr.String())
+		}
+	}
+	alive()
+	var ws syscall.WaitStatus
+	if got, _ := syscall.Wait4(sleep.Process.Pid, &ws, syscall.WNOHANG, nil); got != 0 {
+		t.Errorf("sleep was ended: %v", ws)
+	}
+	assertOnly(t, dir)
+	assertInspectorClosed(t, node.Process.Pid)
+}
+
+// TestSnapshotInterrupt sends SIGINT to a heapscope binary while the
+// snapshot streams into its temporary file: it exits 130, leaves no file
+// and no open inspector, and the process still runs (a capture after it
+// works).
+func TestSnapshotInterrupt(t *testing.T) {
+	bin := heapscopeBinary(t)
+	node := startLive(t, 200000)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "big.heapsnapshot")
+	hs := exec.Command(bin, "snapshot", "--node", strconv.Itoa(node.Process.Pid), "-o", out)
+	var stderr bytes.Buffer
+	hs.Stderr = &stderr
+	if err := hs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- hs.Wait() }()
+	// Mid-capture: the temporary file has its first chunk.
+	for streaming := false; !streaming; {
+		select {
+		case err := <-exited:
+			t.Fatalf("heapscope ended before the interrupt: %v\n%s", err, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if fi, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".heapscope-") && fi.Size() > 0 {
+				streaming = true
+			}
+		}
+	}
+	hs.Process.Signal(syscall.SIGINT)
+	err := <-exited
+	if code := hs.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("heapscope exit %d (%v), want 130; stderr:\n%s", code, err, stderr.String())
+	}
+	assertOnly(t, dir)
+	assertInspectorClosed(t, node.Process.Pid)
+	var so, se bytes.Buffer
+	if err := run([]string{"snapshot", "--node", strconv.Itoa(node.Process.Pid), "-o", out}, &so, &se); err != nil {
+		t.Fatalf("a capture after the interrupted one: %v\n%s", err, se.String())
+	}
+	assertOnly(t, dir, "big.heapsnapshot")
+}
+
+// sleeperJava is a JVM program that prints "ready" and waits.
+const sleeperJava = `public class Sleeper {
+	static Object[] keep = new Object[1234];
+	public static void main(String[] a) throws Exception {
+		for (int i = 0; i < keep.length; i++) keep[i] = new Sleeper();
+		System.out.println("ready");
+		Thread.sleep(600000);
+	}
+}
+`
+
+// startJava runs sleeperJava as a single-file program, as user uid if
+// uid >= 0.
+func startJava(t *testing.T, uid int) *exec.Cmd {
+	t.Helper()
+	for _, tool := range []string{"java", "jcmd"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	// A directory the JVM's user can read, whoever it is.
+	src, err := os.MkdirTemp("", "heapscope-java-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(src) })
+	os.Chmod(src, 0o755)
+	file := filepath.Join(src, "Sleeper.java")
+	if err := os.WriteFile(file, []byte(sleeperJava), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("java", "-Xmx64m", file)
+	if uid >= 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+	}
+	return startReady(t, cmd)
+}
+
+// TestSnapshotJava dumps a live JVM with jcmd: a 0600 HPROF file, also
+// over an older file of the same name; and, for a JVM of another user
+// that cannot write the directory (jcmd then prints the JVM's error and
+// exits 0), exit 1 with that error and nothing written.
+func TestSnapshotJava(t *testing.T) {
+	jvm := startJava(t, -1)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "app.hprof")
+	os.WriteFile(out, []byte("old"), 0o644)
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"snapshot", "--java", strconv.Itoa(jvm.Process.Pid), "-o", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("snapshot --java: %v\n%s", err, stderr.String())
+	}
+	if n := countOf(t, out, "Sleeper"); n != 1234 {
+		t.Errorf("%d Sleeper objects, want 1234", n)
+	}
+	assertOnly(t, dir, "app.hprof")
+
+	if os.Getuid() != 0 {
+		t.Skip("a JVM of another user needs root to start")
+	}
+	other := startJava(t, 65534) // nobody: cannot write into dir (0700)
+	out2 := filepath.Join(dir, "other.hprof")
+	stdout.Reset()
+	stderr.Reset()
+	err := run([]string{"snapshot", "--java", strconv.Itoa(other.Process.Pid), "-o", out2}, &stdout, &stderr)
+	if code := exitCode(err); code != 1 || !strings.Contains(err.Error(), "Permission denied") {
+		t.Errorf("snapshot --java of nobody's JVM: exit %d, %v; want 1 and the JVM's error", code, err)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", stdout.String())
+	}
+	assertOnly(t, dir, "app.hprof")
+}
