@@ -26,6 +26,23 @@
 // REASON is exit, signal or interval). The program's output, behaviour
 // and exit status are its own.
 //
+// For a Node program, run sets NODE_OPTIONS=--require=<preload> (see
+// [NodePreload]); the preload reads the same variables and writes
+// NNNN-PID-REASON.heapsnapshot with v8.writeHeapSnapshot, or, with
+// HEAPSCOPE_VALUES=0, through an in-process inspector session and a
+// JavaScript copy of inspector.Redact, so that no string content is ever
+// written. Snapshots are 0600, in a directory it makes 0700.
+//
+// # Where the files are
+//
+// The extracted package and the preload live in a per-user directory
+// (cache.go): $XDG_CACHE_HOME/heapscope or ~/.cache/heapscope (0700),
+// else /tmp/heapscope-UID, else a fresh directory heapscope makes. A
+// directory is used only if it is the user's, not a symbolic link and
+// not writable by others; what is reused there is compared with the
+// embedded files and replaced if it differs, so that no other user can
+// put code there for the user's programs to run.
+//
 // # Environment protocol of heapscope run
 //
 //	PYTHONPATH=<RunDir>[:<original>]   loads <RunDir>/sitecustomize.py
@@ -34,7 +51,7 @@
 //	HEAPSCOPE_AT_EXIT=1                a snapshot at interpreter exit (atexit, runs last)
 //	HEAPSCOPE_SIGNAL=SIGUSR2           a snapshot when the signal arrives (name or number)
 //	HEAPSCOPE_EVERY=SECONDS            a snapshot every SECONDS (float) from a daemon thread
-//	HEAPSCOPE_VALUES=0                 snapshots without value prefixes
+//	HEAPSCOPE_VALUES=0                 snapshots without value prefixes (Node: without string contents)
 //	HEAPSCOPE_MAX_VALUE_LEN=N          value prefix length (default 64)
 //	HEAPSCOPE_COLLECT=0                no gc.collect() before a snapshot
 //	HEAPSCOPE_EDGES=0                  censuses (types and sizes only) instead of full snapshots

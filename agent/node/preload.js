@@ -335,16 +335,18 @@ module.exports = { newRedactor };
     }
   }
   function snap(reason) {
+    let tmp = null;
     try {
       seq += 1;
       const name = String(seq).padStart(4, '0') + '-' + process.pid + '-' + reason + '.heapsnapshot';
       const final = path.join(out, name);
-      const tmp = path.join(out, '.' + name + '.tmp');
+      tmp = path.join(out, '.' + name + '.tmp');
       fs.mkdirSync(out, { recursive: true, mode: 0o700 });
       if (noValues) writeRedacted(tmp);
       else v8.writeHeapSnapshot(tmp);
       fs.renameSync(tmp, final);
     } catch (e) {
+      if (tmp) { try { fs.unlinkSync(tmp); } catch (_) {} }
       warn('snapshot failed: ' + (e && e.message));
     }
   }
