@@ -111,10 +111,10 @@ func (e *CloseError) Unwrap() error { return e.Err }
 // listening socket, or --inspect-port in its command line or
 // NODE_OPTIONS; 9229 where /proc is missing). It waits at most 30 s for
 // the inspector to open; without a deadline in ctx the whole capture
-// takes at most 10 minutes. On error, w may hold part of a snapshot. An error
-// matches [ErrNotNode] if pid is not a Node process that handles SIGUSR1
-// (nothing was sent to it), and is or holds a [*CloseError] if an
-// inspector Snapshot opened may still be open.
+// takes at most 10 minutes. On error, w may hold part of a snapshot. An
+// error matches [ErrNotNode] if pid is not a Node process that handles
+// SIGUSR1 (nothing was sent to it), and is or holds a [*CloseError] if
+// an inspector Snapshot opened may still be open.
 func Snapshot(ctx context.Context, pid int, w io.Writer, opt Options) (err error) {
 	if err := CheckNode(pid); err != nil {
 		return err
