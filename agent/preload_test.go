@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/heapscope/heapscope/inspector"
@@ -106,12 +105,19 @@ require('v8').writeHeapSnapshot(process.argv[1]);
 			t.Errorf("pieces up to %s: differs from Go at byte %d: %.60q, want %.60q", max, i, got[i:], want.Bytes()[i:])
 		}
 	}
-	// Text the Go redactor refuses: the strings before the edges.
-	bad := bytes.Replace(orig, []byte(`"nodes":`), []byte(`"strings":["x"],"nodes":`), 1)
-	if err := inspector.Redact(&bytes.Buffer{}, bytes.NewReader(bad)); err == nil {
-		t.Fatal("Redact accepted the strings first")
-	}
-	if _, err := redactWith(t, bad, "5000"); err == nil || !strings.Contains(err.Error(), "before") {
-		t.Errorf("the preload's redactor: %v, want it to refuse the strings first", err)
+	// Text both refuse: the strings before the edges, an edge too many
+	// (the numbers shift), a node type out of range, the end cut off.
+	for name, bad := range map[string][]byte{
+		"strings first":    bytes.Replace(orig, []byte(`"nodes":`), []byte(`"strings":["x"],"nodes":`), 1),
+		"shifted edges":    bytes.Replace(orig, []byte(`"edges":[`), []byte(`"edges":[1,`), 1),
+		"one number short": bytes.Replace(orig, []byte(`"nodes":[`), []byte(`"nodes":[9,`), 1),
+		"cut":              orig[:len(orig)-100],
+	} {
+		if err := inspector.Redact(&bytes.Buffer{}, bytes.NewReader(bad)); err == nil {
+			t.Errorf("%s: Redact accepted it", name)
+		}
+		if _, err := redactWith(t, bad, "5000"); err == nil {
+			t.Errorf("%s: the preload's redactor accepted it", name)
+		}
 	}
 }

@@ -16,6 +16,9 @@
 
 const REDACT_VALUE = 1; // node kinds, by V8 node type
 const REDACT_CODE = 2;
+// States of a numbers array: before '[', before the first number, after
+// a comma, in a number, after a number.
+const N_OPEN = 0, N_FIRST = 1, N_ITEM = 2, N_NUM = 3, N_AFTER = 4;
 const F_IDENT = 1, F_VALUE = 2, F_EDGE = 4, F_INTERNAL = 8, F_CODE = 16;
 const EPHEMERON = /^("\d+ \/ part of key \()(.*)( @\d+\) -> value \()(.*)( @\d+\) pair in WeakMap \(table @\d+\)")$/;
 
@@ -43,7 +46,7 @@ function newRedactor(write) {
   let nodes = 0, refs = 0, flags = new Uint8Array(1024), nflags = 0;
   let have = {};
   // numbers
-  let nstate = 'open', num = 0, inNum = false, vals = [], k = 0, handler = null;
+  let nstate = 0, num = 0, vals = [], k = 0, handler = null;
   let src = 0, left = 0;
   // strings
   let sstate = 'open', sIndex = 0, sAct = '', sRaw = '';
@@ -132,12 +135,12 @@ function newRedactor(write) {
     switch (section) {
       case 'nodes':
         if (!have.meta || have.nodes) fail('"nodes" before "snapshot", or twice');
-        have.nodes = true; mode = 'numbers'; nstate = 'open'; handler = node; vals = new Array(nf); k = 0;
+        have.nodes = true; mode = 'numbers'; nstate = N_OPEN; handler = node; vals = new Array(nf); k = 0;
         if (nf <= 0) fail('no fields');
         return;
       case 'edges':
         if (!have.nodes || have.edges) fail('"edges" before "nodes", or twice');
-        have.edges = true; mode = 'numbers'; nstate = 'open'; handler = edge; vals = new Array(ef); k = 0;
+        have.edges = true; mode = 'numbers'; nstate = N_OPEN; handler = edge; vals = new Array(ef); k = 0;
         if (ef <= 0) fail('no fields');
         src = 0; left = nodes > 0 ? count[0] : 0;
         return;
@@ -211,32 +214,42 @@ function newRedactor(write) {
         continue;
       }
       if (mode === 'numbers') {
-        if (nstate === 'open') {
-          if (c === 0x5b) nstate = 'item';
+        if (nstate === N_OPEN) {
+          if (c === 0x5b) nstate = N_FIRST;
           else if (!isSpace(c)) fail('found ' + chunk[i] + ", want '['");
           continue;
         }
-        if (c >= 0x30 && c <= 0x39) {
-          if (nstate === 'after') fail('found a number, want , or ]');
-          if (!inNum) { inNum = true; num = 0; }
-          num = num * 10 + (c - 0x30);
-          if (num > Number.MAX_SAFE_INTEGER) fail('number out of range');
-          continue;
+        // The numbers are most of a snapshot: a tight loop to the ']'.
+        for (; i < n; i++) {
+          const ch = chunk.charCodeAt(i);
+          if (ch >= 0x30 && ch <= 0x39) {
+            if (nstate !== N_NUM) {
+              if (nstate === N_AFTER) fail("found a number, want ',' or ']'");
+              nstate = N_NUM;
+              num = 0;
+            }
+            num = num * 10 + (ch - 0x30);
+            if (num > Number.MAX_SAFE_INTEGER) fail('number out of range');
+            continue;
+          }
+          if (nstate === N_NUM) {
+            vals[k++] = num;
+            if (k === vals.length) { handler(vals); k = 0; }
+            nstate = N_AFTER;
+          }
+          if (ch === 0x2c) {
+            if (nstate !== N_AFTER) fail("found ',', want a number");
+            nstate = N_ITEM;
+          } else if (ch === 0x5d) {
+            if (nstate === N_ITEM) fail("found ']', want a number");
+            if (k !== 0) fail(k + ' numbers left over');
+            top = 'key';
+            break;
+          } else if (!isSpace(ch)) {
+            fail('found ' + chunk[i] + ' in the numbers');
+          }
         }
-        if (inNum) {
-          inNum = false;
-          vals[k++] = num;
-          if (k === vals.length) { handler(vals); k = 0; }
-          nstate = 'after';
-        }
-        if (isSpace(c)) continue;
-        if (c === 0x2c && nstate === 'after') { nstate = 'item'; continue; }
-        if (c === 0x5d && (nstate === 'after' || (k === 0 && nstate === 'item'))) {
-          if (k !== 0) fail(k + ' numbers left over');
-          top = 'key';
-          continue;
-        }
-        fail('found ' + chunk[i] + ' in the numbers');
+        continue;
       }
       // mode === 'strings'
       if (sstate === 'open') {
