@@ -239,6 +239,10 @@ func javaSnapshot(ctx context.Context, pid int, path string) error {
 	var msg bytes.Buffer
 	cmd := exec.Command("jcmd", strconv.Itoa(pid), "GC.heap_dump", tmp)
 	cmd.Stdout, cmd.Stderr = &msg, &msg
+	// In its own process group, so that a Ctrl-C at the terminal reaches
+	// heapscope alone, which waits for the dump to end before removing
+	// it: jcmd killed first, the JVM could create the file after that.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("jcmd: %w", err)
 	}
