@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -35,7 +36,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	}
 	gs, srcs, err := loadThree(pos, stderr, false)
 	if err != nil {
-		return err
+		return cannotCheck(err)
 	}
 	rep := analyze.Leaks(gs[0], gs[1], gs[2], analyze.LeakOptions{Noise: cfg.noiseRules(), Scaling: *scaling})
 	var vs []report.Verdict
@@ -63,10 +64,31 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		vs = append(vs, v)
 	}
 	if err := report.Check(stdout, f, srcs, gs[2], rep, vs); err != nil {
-		return err
+		return cannotCheck(err)
 	}
 	if fails > 0 {
-		return &exitError{code: 1, msg: fmt.Sprintf("check failed: %d leak(s)", fails)}
+		return &exitError{code: exitLeak, msg: fmt.Sprintf("check failed: %d leak(s)", fails)}
 	}
 	return nil
+}
+
+// check's exit statuses. A CI job must tell a leak from a check that
+// could not run: like golangci-lint (1 issues found, 3 failure) and diff
+// (1 different, 2 trouble), a finding is 1, misuse 2 (bad flags, a bad or
+// missing config), and a failure to check (an unreadable snapshot, a
+// write error) 3.
+const (
+	exitLeak        = 1
+	exitCannotCheck = 3
+)
+
+// cannotCheck turns an error that stopped the check into exit status 3;
+// misuse stays 2.
+func cannotCheck(err error) error {
+	var ue *usageError
+	var ee *exitError
+	if errors.As(err, &ue) || errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{code: exitCannotCheck, msg: "could not check: " + err.Error()}
 }

@@ -52,8 +52,17 @@ func (a allowance) covers(typ, path string, count int, retained uint64) bool {
 	return a.Type != "" || a.Path != ""
 }
 
-// readConfig reads a config file; "" gives the empty config.
+// readConfig reads a config file; "" gives the empty config. A missing,
+// unreadable or bad file is a misuse (exit status 2), like a bad flag.
 func readConfig(path string) (config, error) {
+	c, err := readConfigFile(path)
+	if err != nil {
+		return c, &usageError{err.Error()}
+	}
+	return c, nil
+}
+
+func readConfigFile(path string) (config, error) {
 	c := config{MinCount: 1}
 	if path == "" {
 		return c, nil

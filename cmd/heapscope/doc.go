@@ -47,9 +47,12 @@ Finding leaks:
 	                            growth in proportion to the work)
 
 	check [--config F] BASELINE TARGET FINAL
-	                            a CI gate: exit status 1 when a leak is over
-	                            the allowances; --format text, json, junit,
-	                            markdown or html
+	                            a CI gate: exit status 0 when no leak is
+	                            over the allowances, 1 when one is, 2 on
+	                            misuse (bad flags, a bad or missing
+	                            config), 3 when it could not check (an
+	                            unreadable snapshot); --format text, json,
+	                            junit, markdown or html
 
 Looking instead of reading:
 
@@ -90,7 +93,9 @@ pytest plugin (pytest -p heapscope.pytest_plugin) run a workload and fail
 on a leak, with its path and retained bytes; they call this binary
 (HEAPSCOPE_BIN or PATH).
 
-Exit status: 0 success, 1 failure, 2 misuse.
+Exit status: 0 success, 1 failure, 2 misuse (a bad command, flag or
+config). check: 0 pass, 1 a leak over the allowances, 2 misuse, 3 could
+not check.
 
 Snapshots can hold secrets (string contents): the Python agent's
 values=False writes none.
