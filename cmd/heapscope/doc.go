@@ -79,6 +79,15 @@ Taking snapshots:
 	                            --values=false (no string contents),
 	                            --census (types and sizes only: cheaper)
 
+About heapscope itself:
+
+	help [COMMAND]              this text, or a command's usage and flags
+	version                     heapscope's version, the commit it was built
+	                            from and its Go version (also --version)
+	completion bash|zsh|fish    print a shell completion script: source
+	                            <(heapscope completion bash), heapscope
+	                            completion fish | source
+
 Flags every analysis takes:
 
 	--json                      JSON output (same as --format json)
