@@ -65,4 +65,3 @@ func TestLeaksBadSuppressFile(t *testing.T) {
 		t.Errorf("leaks --suppress of a missing file: exit status %d (%v), want 2", got, err)
 	}
 }
-

@@ -90,7 +90,9 @@ About heapscope itself:
 
 Flags every analysis takes:
 
-	--json                      JSON output (same as --format json)
+	--json                      JSON output (same as --format json): every
+	                            row, unless --top is given ("truncated"
+	                            says whether rows were left out)
 	--format text|json|markdown|html
 	                            html (top, leaks, check, trend): one
 	                            self-contained page, for CI artifacts

@@ -9,16 +9,21 @@ import (
 
 // outputFlags are the flags every analysis command takes.
 type outputFlags struct {
-	json    bool
-	format  string
-	top     int
-	verbose bool
+	json   bool
+	format string
+	// top is how many rows to show: the command's default for text and
+	// Markdown, every row (0) for JSON unless --top was given.
+	top        int
+	defaultTop int
+	topSet     bool // --top was given
+	verbose    bool
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet, top int) {
+	o.defaultTop = top
 	fs.BoolVar(&o.json, "json", false, "write JSON (same as --format json)")
 	fs.StringVar(&o.format, "format", "text", "output `format`: text, json, markdown, or html (top, leaks, trend)")
-	fs.IntVar(&o.top, "top", top, "show the first `N` rows (0: all)")
+	fs.IntVar(&o.top, "top", top, "show the first `N` rows (0: all; JSON has every row unless --top is given)")
 	fs.BoolVar(&o.verbose, "v", false, "list the snapshots' warnings on stderr")
 }
 
@@ -61,15 +66,29 @@ func (a *analysisFlags) parse(args []string, min, max int) ([]string, report.For
 	if err != nil {
 		return nil, 0, err
 	}
+	a.fs.Visit(func(f *flag.Flag) { a.out.topSet = a.out.topSet || f.Name == "top" })
 	f, err := a.out.resolve()
 	if err == nil && f == report.HTML && !htmlCommands[a.fs.Name()] {
 		err = usagef("--format html is for top, leaks, check and trend; %s writes text, json or markdown", a.fs.Name())
+	}
+	if err == nil && f == report.JSON && !a.out.topSet {
+		a.out.top = 0 // JSON is complete unless cut on purpose
 	}
 	return pos, f, err
 }
 
 // htmlCommands are the analysis commands with an HTML report.
 var htmlCommands = map[string]bool{"top": true, "leaks": true, "trend": true}
+
+// ranking is the length of a ranking that is never shown whole (top's
+// objects, one per object in the heap): --top when given, else the
+// command's default, in every format.
+func (o *outputFlags) ranking() int {
+	if o.topSet {
+		return o.top
+	}
+	return o.defaultTop
+}
 
 // cut returns the first top rows of rows (all when top is 0).
 func cut[T any](rows []T, top int) []T {

@@ -21,7 +21,9 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	g := an.g
-	n := a.out.top
+	// The objects are a ranking of the whole heap: JSON too shows the
+	// first --top (10), and says how many there are.
+	n := a.out.ranking()
 	if n == 0 {
 		n = g.NumObjects()
 	}
@@ -32,8 +34,10 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 	}
 	types := analyze.RetainedByType(an.tree)
 	d.Types, d.TypesTotal = cut(types, a.out.top), len(types)
-	d.Native = cut(analyze.NativeByType(an.tree, an.held), a.out.top)
+	native := analyze.NativeByType(an.tree, an.held)
+	d.Native, d.NativeTotal = cut(native, a.out.top), len(native)
 	d.Unreachable = analyze.Unreachables(an.tree)
+	d.ObjectsTotal = g.NumObjects() - d.Unreachable.Count
 	return report.Top(stdout, f, src, an.tree, d)
 }
 
@@ -144,11 +148,12 @@ func runContainers(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var rows []report.ContainerRow
-	for _, c := range analyze.Containers(an.tree, a.out.top) {
+	all := analyze.Containers(an.tree, 0)
+	for _, c := range cut(all, a.out.top) {
 		p, _ := an.paths.Path(c.Object)
 		rows = append(rows, report.ContainerRow{Container: c, Path: p})
 	}
-	return report.Containers(stdout, f, src, an.tree, rows)
+	return report.Containers(stdout, f, src, an.tree, rows, len(all))
 }
 
 func runDuplicates(args []string, stdout, stderr io.Writer) error {
@@ -169,5 +174,6 @@ func runDuplicates(args []string, stdout, stderr io.Writer) error {
 		r = analyze.ShortestPaths(g, analyze.PathOptions{})
 		return nil
 	})
-	return report.Duplicates(stdout, f, src, analyze.Duplicates(g, r, a.out.top))
+	all := analyze.Duplicates(g, r, 0)
+	return report.Duplicates(stdout, f, src, cut(all, a.out.top), len(all))
 }

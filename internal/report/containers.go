@@ -12,8 +12,9 @@ type ContainerRow struct {
 	Path analyze.Path
 }
 
-// Containers renders the containers that hold the most.
-func Containers(w io.Writer, f Format, src Source, t *analyze.DomTree, rows []ContainerRow) error {
+// Containers renders the containers that hold the most: rows are the
+// first of total.
+func Containers(w io.Writer, f Format, src Source, t *analyze.DomTree, rows []ContainerRow, total int) error {
 	g := t.Graph()
 	if f == JSON {
 		type rowJSON struct {
@@ -26,9 +27,11 @@ func Containers(w io.Writer, f Format, src Source, t *analyze.DomTree, rows []Co
 			out = append(out, rowJSON{objToJSON(t, r.Object), r.Entries, PathText(r.Path)})
 		}
 		return WriteJSON(w, struct {
-			Snapshot Source    `json:"snapshot"`
-			Rows     []rowJSON `json:"rows"`
-		}{src, out})
+			Snapshot   Source    `json:"snapshot"`
+			Containers int       `json:"containers"`
+			Truncated  bool      `json:"truncated"`
+			Rows       []rowJSON `json:"rows"`
+		}{src, total, len(rows) < total, out})
 	}
 	if err := header(w, f, src); err != nil {
 		return err
@@ -37,11 +40,15 @@ func Containers(w io.Writer, f Format, src Source, t *analyze.DomTree, rows []Co
 	for _, r := range rows {
 		tb.Add(Bytes(r.Retained), Count(r.Entries), ObjectText(g, r.Object), PathText(r.Path))
 	}
-	return tb.Write(w, f)
+	if err := tb.Write(w, f); err != nil {
+		return err
+	}
+	return more(w, f, len(rows), total, "containers")
 }
 
-// Duplicates renders groups of objects with equal content.
-func Duplicates(w io.Writer, f Format, src Source, groups []analyze.DupGroup) error {
+// Duplicates renders groups of objects with equal content: groups are
+// the first of total.
+func Duplicates(w io.Writer, f Format, src Source, groups []analyze.DupGroup, total int) error {
 	if f == JSON {
 		type rowJSON struct {
 			Type    string `json:"type"`
@@ -57,9 +64,11 @@ func Duplicates(w io.Writer, f Format, src Source, groups []analyze.DupGroup) er
 			out = append(out, rowJSON{d.Type, d.Count, d.Size, d.Wasted, d.Value, heldText(d), d.HeldCount})
 		}
 		return WriteJSON(w, struct {
-			Snapshot Source    `json:"snapshot"`
-			Rows     []rowJSON `json:"rows"`
-		}{src, out})
+			Snapshot  Source    `json:"snapshot"`
+			Groups    int       `json:"groups"`
+			Truncated bool      `json:"truncated"`
+			Rows      []rowJSON `json:"rows"`
+		}{src, total, len(groups) < total, out})
 	}
 	if err := header(w, f, src); err != nil {
 		return err
@@ -72,7 +81,10 @@ func Duplicates(w io.Writer, f Format, src Source, groups []analyze.DupGroup) er
 		}
 		tb.Add(Bytes(d.Wasted), Count(d.Count), Bytes(d.Size), d.Type, quoteIf(ex), heldText(d))
 	}
-	return tb.Write(w, f)
+	if err := tb.Write(w, f); err != nil {
+		return err
+	}
+	return more(w, f, len(groups), total, "groups")
 }
 
 func heldText(d analyze.DupGroup) string {

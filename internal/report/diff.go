@@ -11,11 +11,12 @@ import (
 func Diff(w io.Writer, f Format, before, after Source, rows []analyze.TypeDelta, total int) error {
 	if f == JSON {
 		return WriteJSON(w, struct {
-			Before Source              `json:"before"`
-			After  Source              `json:"after"`
-			Types  int                 `json:"types"`
-			Rows   []analyze.TypeDelta `json:"rows"`
-		}{before, after, total, nonNil(rows)})
+			Before    Source              `json:"before"`
+			After     Source              `json:"after"`
+			Types     int                 `json:"types"`
+			Truncated bool                `json:"truncated"`
+			Rows      []analyze.TypeDelta `json:"rows"`
+		}{before, after, total, len(rows) < total, nonNil(rows)})
 	}
 	if err := header(w, f, before, after); err != nil {
 		return err

@@ -56,9 +56,10 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 			Suppressed  int                  `json:"suppressed"`
 			SuppObjects int                  `json:"suppressed_objects"`
 			Findings    int                  `json:"findings"`
+			Truncated   bool                 `json:"truncated"`
 			Rows        []findingJSON        `json:"rows"`
 		}{srcs, rep.Runtime, rep.Mode, rep.New, rep.Leaked, rep.LeakedBytes, rep.Unreached,
-			rep.Suppressed, rep.SuppressedObjects, len(rep.Findings), findingsJSON(final, shown)})
+			rep.Suppressed, rep.SuppressedObjects, len(rep.Findings), len(shown) < len(rep.Findings), findingsJSON(final, shown)})
 	}
 	if err := header(w, f, srcs...); err != nil {
 		return err

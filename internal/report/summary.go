@@ -47,10 +47,11 @@ func header(w io.Writer, f Format, sources ...Source) error {
 func Summary(w io.Writer, f Format, src Source, rows []analyze.TypeSummary, total int) error {
 	if f == JSON {
 		return WriteJSON(w, struct {
-			Snapshot Source                `json:"snapshot"`
-			Types    int                   `json:"types"`
-			Rows     []analyze.TypeSummary `json:"rows"`
-		}{src, total, nonNil(rows)})
+			Snapshot  Source                `json:"snapshot"`
+			Types     int                   `json:"types"`
+			Truncated bool                  `json:"truncated"`
+			Rows      []analyze.TypeSummary `json:"rows"`
+		}{src, total, len(rows) < total, nonNil(rows)})
 	}
 	if err := header(w, f, src); err != nil {
 		return err

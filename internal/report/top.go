@@ -17,13 +17,16 @@ type TopObject struct {
 	Path   analyze.Path // its shortest path from a root
 }
 
-// TopData is what the top command shows; the command computes it.
+// TopData is what the top command shows; the command computes it. Each
+// list may be a prefix (--top) of one with the total given.
 type TopData struct {
-	Objects     []TopObject
-	Types       []analyze.TypeStat
-	TypesTotal  int
-	Native      []analyze.NativeGroup
-	Unreachable analyze.UnreachableStats
+	Objects      []TopObject
+	ObjectsTotal int
+	Types        []analyze.TypeStat
+	TypesTotal   int
+	Native       []analyze.NativeGroup
+	NativeTotal  int
+	Unreachable  analyze.UnreachableStats
 }
 
 // Top renders the objects and types that retain the most, the objects
@@ -71,11 +74,17 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 		return WriteJSON(w, struct {
 			Snapshot    Source                   `json:"snapshot"`
 			Reachable   uint64                   `json:"reachable_bytes"`
+			Truncated   bool                     `json:"truncated"`
+			ObjTotal    int                      `json:"objects_total"`
 			Objects     []objJSON                `json:"objects"`
+			TypesTotal  int                      `json:"types_total"`
 			Types       []typeJSON               `json:"types"`
+			NativeTotal int                      `json:"held_outside_heap_total"`
 			Native      []nativeJSON             `json:"held_outside_heap"`
 			Unreachable analyze.UnreachableStats `json:"unreachable"`
-		}{src, t.Retained(analyze.SuperRoot), objs, types, native, d.Unreachable})
+		}{src, t.Retained(analyze.SuperRoot),
+			len(d.Objects) < d.ObjectsTotal || len(d.Types) < d.TypesTotal || len(d.Native) < d.NativeTotal,
+			d.ObjectsTotal, objs, d.TypesTotal, types, d.NativeTotal, native, d.Unreachable})
 	}
 	if err := header(w, f, src); err != nil {
 		return err
@@ -114,6 +123,9 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 			nt.Add(Bytes(n.Retained), Count(n.Count), Count(int(n.Excess)), n.Type, ObjectText(g, n.Sample))
 		}
 		if err := nt.Write(w, f); err != nil {
+			return err
+		}
+		if err := more(w, f, len(d.Native), d.NativeTotal, "types"); err != nil {
 			return err
 		}
 	}

@@ -20,7 +20,9 @@ func Tree(w io.Writer, f Format, src Source, t *analyze.DomTree, lines []analyze
 			HiddenBytes uint64 `json:"hidden_bytes,omitempty"`
 		}
 		out := []lineJSON{}
+		cut := false
 		for _, l := range lines {
+			cut = cut || l.Hidden > 0
 			j := lineJSON{Depth: l.Depth, Edge: l.Edge, Hidden: l.Hidden, HiddenBytes: l.HiddenBytes}
 			if l.Object == analyze.SuperRoot {
 				j.objectJSON = objectJSON{Type: "(all roots)", Retained: t.Retained(analyze.SuperRoot)}
@@ -30,9 +32,10 @@ func Tree(w io.Writer, f Format, src Source, t *analyze.DomTree, lines []analyze
 			out = append(out, j)
 		}
 		return WriteJSON(w, struct {
-			Snapshot Source     `json:"snapshot"`
-			Lines    []lineJSON `json:"lines"`
-		}{src, out})
+			Snapshot  Source     `json:"snapshot"`
+			Truncated bool       `json:"truncated"` // some line has hidden children
+			Lines     []lineJSON `json:"lines"`
+		}{src, cut, out})
 	}
 	if err := header(w, f, src); err != nil {
 		return err

@@ -44,10 +44,11 @@ func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types 
 			Snapshots   []Source             `json:"snapshots"`
 			Identity    analyze.IdentityMode `json:"identity"`
 			Types       int                  `json:"types"`
+			Truncated   bool                 `json:"truncated"`
 			Rows        []analyze.TypeTrend  `json:"rows"`
 			Paths       []pathJSON           `json:"paths"`
 			Collections []collJSON           `json:"unbounded_collections"`
-		}{srcs, rep.Mode, len(rep.Types), nonNil(types), paths, colls})
+		}{srcs, rep.Mode, len(rep.Types), len(types) < len(rep.Types), nonNil(types), paths, colls})
 	}
 	if err := header(w, f, srcs...); err != nil {
 		return err

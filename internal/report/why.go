@@ -29,8 +29,9 @@ func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, sele
 			Selected  int         `json:"selected"`
 			Unreached int         `json:"unreached"`
 			Groups    int         `json:"groups"`
+			Truncated bool        `json:"truncated"`
 			Rows      []groupJSON `json:"rows"`
-		}{src, selector, selected, unreached, len(groups), out})
+		}{src, selector, selected, unreached, len(groups), len(shown) < len(groups), out})
 	}
 	if err := header(w, f, src); err != nil {
 		return err
