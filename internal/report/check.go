@@ -75,7 +75,7 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		}
 		line := fmt.Sprintf("%s: %s x %s, retained %s, held by %s", mark, x.Type, Count(x.Count), Bytes(x.Retained), SignatureText(x.PathGroup))
 		if f == Markdown {
-			line = "- " + mdEscape(line)
+			line = "- " + mdLine(line)
 		}
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err

@@ -76,7 +76,7 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		line += fmt.Sprintf("; %s groups (%s objects) set aside as known noise", Count(rep.Suppressed), Count(rep.SuppressedObjects))
 	}
 	if f == Markdown {
-		line = mdEscape(line) + "\n"
+		line = mdLine(line) + "\n"
 	}
 	if _, err := fmt.Fprintln(w, line); err != nil {
 		return err

@@ -130,11 +130,6 @@ func (t *Table) markdown(w io.Writer) error {
 	return err
 }
 
-func mdEscape(s string) string {
-	r := strings.NewReplacer("|", `\|`, "\n", " ", "`", "\\`", "<", "&lt;")
-	return r.Replace(s)
-}
-
 // Bytes formats a byte count for people: "512 B", "4.0 KiB", "1.2 GiB".
 func Bytes(n uint64) string {
 	const unit = 1024

@@ -33,7 +33,7 @@ func header(w io.Writer, f Format, sources ...Source) error {
 	for _, s := range sources {
 		line := Header(s)
 		if f == Markdown {
-			line = mdEscape(line) + "\n"
+			line = mdLine(line) + "\n"
 		}
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err

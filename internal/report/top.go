@@ -133,7 +133,7 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 		section(w, f, "Unreachable")
 		line := fmt.Sprintf("%s objects (%s) that no root reaches", Count(d.Unreachable.Count), Bytes(d.Unreachable.Bytes))
 		if f == Markdown {
-			line = mdEscape(line)
+			line = mdLine(line)
 		}
 		_, err := fmt.Fprintln(w, line)
 		return err
@@ -144,7 +144,7 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 // section starts a titled part of a report.
 func section(w io.Writer, f Format, title string) {
 	if f == Markdown {
-		fmt.Fprintf(w, "\n### %s\n\n", mdEscape(title))
+		fmt.Fprintf(w, "\n### %s\n\n", mdLine(title))
 		return
 	}
 	fmt.Fprintf(w, "\n%s\n", title)

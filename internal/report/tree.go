@@ -40,26 +40,24 @@ func Tree(w io.Writer, f Format, src Source, t *analyze.DomTree, lines []analyze
 	if err := header(w, f, src); err != nil {
 		return err
 	}
-	if f == Markdown {
-		fmt.Fprintln(w, "```")
-	}
+	var out strings.Builder
 	for _, l := range lines {
-		var b strings.Builder
-		b.WriteString(strings.Repeat("  ", l.Depth))
-		fmt.Fprintf(&b, "%s  ", Bytes(t.Retained(l.Object)))
+		out.WriteString(strings.Repeat("  ", l.Depth))
+		fmt.Fprintf(&out, "%s  ", Bytes(t.Retained(l.Object)))
 		if l.Edge != "" {
-			b.WriteString(l.Edge + " ")
+			out.WriteString(l.Edge + " ")
 		}
-		b.WriteString(ObjectText(g, l.Object))
+		out.WriteString(ObjectText(g, l.Object))
 		if l.Hidden > 0 {
-			fmt.Fprintf(&b, "  (+%s more below, %s)", Count(l.Hidden), Bytes(l.HiddenBytes))
+			fmt.Fprintf(&out, "  (+%s more below, %s)", Count(l.Hidden), Bytes(l.HiddenBytes))
 		}
-		if _, err := fmt.Fprintln(w, b.String()); err != nil {
-			return err
-		}
+		out.WriteByte('\n')
 	}
+	text := out.String()
 	if f == Markdown {
-		fmt.Fprintln(w, "```")
+		fence := mdFence(text)
+		text = fence + "\n" + text + fence + "\n"
 	}
-	return nil
+	_, err := io.WriteString(w, text)
+	return err
 }

@@ -41,7 +41,7 @@ func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, sele
 		line += fmt.Sprintf("; %s reached by no path", Count(unreached))
 	}
 	if f == Markdown {
-		line = mdEscape(line) + "\n"
+		line = mdLine(line) + "\n"
 	}
 	fmt.Fprintln(w, line)
 	if f == Markdown {
