@@ -62,11 +62,11 @@ func wantExactly(t *testing.T, findings []string, planted ...string) {
 	}
 }
 
-// whyText runs heapscope why and returns its text output.
+// whyText runs heapscope why and returns its text output, paths unwrapped.
 func whyText(t *testing.T, snap, selector string) string {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	if err := run([]string{"why", snap, selector}, &stdout, &stderr); err != nil {
+	if err := run([]string{"why", "--width", "0", snap, selector}, &stdout, &stderr); err != nil {
 		t.Fatalf("why: %v\n%s", err, stderr.String())
 	}
 	return stdout.String()

@@ -24,5 +24,5 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	// V8 node ids are stable within one process: compare identities too.
 	opt := analyze.DiffOptions{Identity: before.Meta().Runtime == "v8" && after.Meta().Runtime == "v8"}
 	rows := analyze.Diff(before, after, opt)
-	return report.Diff(stdout, f, bsrc, asrc, cut(rows, a.out.top), len(rows))
+	return report.Diff(a.fit(stdout), f, bsrc, asrc, cut(rows, a.out.top), len(rows))
 }

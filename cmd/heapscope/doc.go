@@ -97,6 +97,11 @@ Flags every analysis takes:
 	                            html (top, leaks, check, trend): one
 	                            self-contained page, for CI artifacts
 	--top N                     show the first N rows (0: all)
+	--width N                   fit text to N columns: long retainer paths
+	                            keep their root and end (the middle becomes
+	                            "…") in tables, and wrap at steps elsewhere;
+	                            default: the terminal's width, else 120;
+	                            0: no limit (JSON and Markdown are never cut)
 	-v                          list the snapshots' warnings on stderr
 
 In Python tests, heapscope.leakcheck (assert_no_leaks, LeakCheck) and the

@@ -59,5 +59,5 @@ func runLeaks(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return report.Leaks(stdout, f, srcs, gs[2], rep, cut(rep.Findings, a.out.top))
+	return report.Leaks(a.fit(stdout), f, srcs, gs[2], rep, cut(rep.Findings, a.out.top))
 }

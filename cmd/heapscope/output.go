@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"io"
+	"os"
+	"strconv"
 
 	"github.com/heapscope/heapscope/internal/report"
 )
@@ -17,6 +20,33 @@ type outputFlags struct {
 	defaultTop int
 	topSet     bool // --top was given
 	verbose    bool
+	width      widthFlag
+}
+
+// defaultWidth is the line width of text written to anything but a
+// terminal.
+const defaultWidth = 120
+
+// widthFlag is --width: a number of columns, or unset.
+type widthFlag struct {
+	n   int
+	set bool
+}
+
+func (w *widthFlag) String() string {
+	if w == nil || !w.set {
+		return ""
+	}
+	return strconv.Itoa(w.n)
+}
+
+func (w *widthFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return errors.New("want a number of columns, 0 for no limit")
+	}
+	w.n, w.set = n, true
+	return nil
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet, top int) {
@@ -25,6 +55,21 @@ func (o *outputFlags) register(fs *flag.FlagSet, top int) {
 	fs.StringVar(&o.format, "format", "text", "output `format`: text, json, markdown, or html (top, leaks, trend)")
 	fs.IntVar(&o.top, "top", top, "show the first `N` rows (0: all; JSON has every row unless --top is given)")
 	fs.BoolVar(&o.verbose, "v", false, "list the snapshots' warnings on stderr")
+	fs.Var(&o.width, "width", "fit text to `N` columns, eliding or wrapping long paths (0: no limit; default: the terminal's width, or 120 when not writing to a terminal)")
+}
+
+// lineWidth returns the width text output fits: --width, else the
+// terminal's when stdout is one, else defaultWidth.
+func (o *outputFlags) lineWidth(stdout io.Writer) int {
+	if o.width.set {
+		return o.width.n
+	}
+	if f, ok := stdout.(*os.File); ok {
+		if n := terminalWidth(f); n > 0 {
+			return n
+		}
+	}
+	return defaultWidth
 }
 
 // resolve returns the chosen format.
@@ -51,6 +96,12 @@ func (o *outputFlags) resolve() (report.Format, error) {
 type analysisFlags struct {
 	fs  *flag.FlagSet
 	out outputFlags
+}
+
+// fit returns stdout for a report: text fits the line width (see
+// [outputFlags.lineWidth]).
+func (a *analysisFlags) fit(stdout io.Writer) io.Writer {
+	return report.WithWidth(stdout, a.out.lineWidth(stdout))
 }
 
 func newAnalysis(name, args string, stderr io.Writer, top int) *analysisFlags {

@@ -18,5 +18,5 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rows := analyze.Summary(g)
-	return report.Summary(stdout, f, src, cut(rows, a.out.top), len(rows))
+	return report.Summary(a.fit(stdout), f, src, cut(rows, a.out.top), len(rows))
 }

@@ -38,7 +38,7 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 	d.Native, d.NativeTotal = cut(native, a.out.top), len(native)
 	d.Unreachable = analyze.Unreachables(an.tree)
 	d.ObjectsTotal = g.NumObjects() - d.Unreachable.Count
-	return report.Top(stdout, f, src, an.tree, d)
+	return report.Top(a.fit(stdout), f, src, an.tree, d)
 }
 
 func runTree(args []string, stdout, stderr io.Writer) error {
@@ -72,7 +72,7 @@ func runTree(args []string, stdout, stderr io.Writer) error {
 		start = id
 	}
 	lines := analyze.TreeView(an.tree, start, analyze.TreeOptions{MaxDepth: *depth, MinRetained: min, MaxChildren: a.out.top})
-	return report.Tree(stdout, f, src, an.tree, lines)
+	return report.Tree(a.fit(stdout), f, src, an.tree, lines)
 }
 
 // parseSize parses "1024", "64K", "1.5M", "2G" (powers of 1024).
@@ -114,7 +114,7 @@ func runWhy(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s selects no object in %s", pos[1], pos[0])
 	}
 	groups, unreached := analyze.MergePaths(an.paths, an.tree, objs)
-	return report.Why(stdout, f, src, g, pos[1], len(objs), groups, cut(groups, a.out.top), unreached)
+	return report.Why(a.fit(stdout), f, src, g, pos[1], len(objs), groups, cut(groups, a.out.top), unreached)
 }
 
 // parseSelector reads a why selector: an address (0x...), "value:TEXT"
@@ -153,7 +153,7 @@ func runContainers(args []string, stdout, stderr io.Writer) error {
 		p, _ := an.paths.Path(c.Object)
 		rows = append(rows, report.ContainerRow{Container: c, Path: p})
 	}
-	return report.Containers(stdout, f, src, an.tree, rows, len(all))
+	return report.Containers(a.fit(stdout), f, src, an.tree, rows, len(all))
 }
 
 func runDuplicates(args []string, stdout, stderr io.Writer) error {
@@ -175,5 +175,5 @@ func runDuplicates(args []string, stdout, stderr io.Writer) error {
 		return nil
 	})
 	all := analyze.Duplicates(g, r, 0)
-	return report.Duplicates(stdout, f, src, cut(all, a.out.top), len(all))
+	return report.Duplicates(a.fit(stdout), f, src, cut(all, a.out.top), len(all))
 }

@@ -29,5 +29,5 @@ func runTrend(args []string, stdout, stderr io.Writer) error {
 		rep = analyze.TrendAll(snaps)
 		return nil
 	})
-	return report.Trend(stdout, f, srcs, rep, cut(rep.Types, a.out.top))
+	return report.Trend(a.fit(stdout), f, srcs, rep, cut(rep.Types, a.out.top))
 }

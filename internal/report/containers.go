@@ -38,7 +38,7 @@ func Containers(w io.Writer, f Format, src Source, t *analyze.DomTree, rows []Co
 	}
 	tb := Table{Columns: []Column{{"retained", true}, {"entries", true}, {"container", false}, {"held by", false}}}
 	for _, r := range rows {
-		tb.Add(Bytes(r.Retained), Count(r.Entries), ObjectText(g, r.Object), PathText(r.Path))
+		tb.AddPath(pathSteps(r.Path), Bytes(r.Retained), Count(r.Entries), ObjectText(g, r.Object))
 	}
 	if err := tb.Write(w, f); err != nil {
 		return err

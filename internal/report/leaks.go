@@ -102,8 +102,8 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		}
 		fmt.Fprintf(w, "\n#%d  %s x %s  retained %s  (shallow %s%s)%s\n", i+1, x.Type, Count(x.Count),
 			Bytes(x.Retained), Bytes(x.Bytes), grew, noiseMark(x))
-		fmt.Fprintf(w, "    held by  %s\n", SignatureText(x.PathGroup))
-		if _, err := fmt.Fprintf(w, "    e.g.     %s\n", PathText(x.Sample)); err != nil {
+		io.WriteString(w, wrapSteps("    held by  ", signatureSteps(x.PathGroup), widthOf(w)))
+		if _, err := io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(x.Sample), widthOf(w))); err != nil {
 			return err
 		}
 	}

@@ -27,11 +27,13 @@ func skipNamespace(edges []string, types []string, i int) bool {
 		i+1 < len(edges) && strings.HasPrefix(edges[i+1], ".")
 }
 
-// formatSteps writes "ROOT -> EDGE TYPE -> EDGE TYPE ..." where the first
-// type is the root object's.
-func formatSteps(root string, edges, types []string, repeated []bool) string {
-	var b strings.Builder
-	b.WriteString(root)
+// pathSep joins the steps of a path.
+const pathSep = " -> "
+
+// formatSteps returns the steps "ROOT", "EDGE TYPE", "EDGE TYPE"... of a
+// path, where the first type is the root object's.
+func formatSteps(root string, edges, types []string, repeated []bool) []string {
+	steps := []string{root}
 	for i := range types {
 		if i > 0 && skipNamespace(edges, types, i) {
 			continue
@@ -39,7 +41,7 @@ func formatSteps(root string, edges, types []string, repeated []bool) string {
 		if i == 0 && strings.HasPrefix(root, types[0]+" ") {
 			continue // "module app", not "module app -> module"
 		}
-		b.WriteString(" -> ")
+		var b strings.Builder
 		if i > 0 && edges[i] != "" {
 			b.WriteString(edges[i])
 			b.WriteByte(' ')
@@ -48,13 +50,16 @@ func formatSteps(root string, edges, types []string, repeated []bool) string {
 		if repeated != nil && repeated[i] {
 			b.WriteString(" (repeated)")
 		}
+		steps = append(steps, b.String())
 	}
-	return b.String()
+	return steps
 }
 
 // PathText formats a retainer path on one line, for example
 // "module app -> .cache dict -> ['k1'] app.Item".
-func PathText(p analyze.Path) string {
+func PathText(p analyze.Path) string { return strings.Join(pathSteps(p), pathSep) }
+
+func pathSteps(p analyze.Path) []string {
 	edges := make([]string, len(p.Steps))
 	types := make([]string, len(p.Steps))
 	for i, s := range p.Steps {
@@ -69,6 +74,10 @@ func PathText(p analyze.Path) string {
 // SignatureText formats a merged-path signature on one line, for example
 // "module app -> .cache dict -> [*] app.Item".
 func SignatureText(g analyze.PathGroup) string {
+	return strings.Join(signatureSteps(g), pathSep)
+}
+
+func signatureSteps(g analyze.PathGroup) []string {
 	edges := make([]string, len(g.Signature))
 	types := make([]string, len(g.Signature))
 	rep := make([]bool, len(g.Signature))

@@ -48,16 +48,32 @@ type Column struct {
 type Table struct {
 	Columns []Column
 	Rows    [][]string
+	// paths holds, for rows added by AddPath, the steps of the path in
+	// the last column, to elide it when the row is too wide.
+	paths map[int][]string
 }
 
 // Add appends a row.
 func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
 
+// AddPath appends a row whose last cell is a path, given as its steps.
+func (t *Table) AddPath(steps []string, cells ...string) {
+	if t.paths == nil {
+		t.paths = map[int][]string{}
+	}
+	t.paths[len(t.Rows)] = steps
+	t.Add(append(cells, strings.Join(steps, pathSep))...)
+}
+
 // Write renders the table as aligned text (columns separated by two
-// spaces) or as Markdown.
+// spaces) or as Markdown. In text, the paths of rows added by AddPath
+// are elided to fit the width w was given by [WithWidth].
 func (t *Table) Write(w io.Writer, f Format) error {
 	if f == Markdown {
 		return t.markdown(w)
+	}
+	if lw := widthOf(w); lw > 0 && len(t.paths) > 0 {
+		t.fitPaths(lw)
 	}
 	width := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
@@ -102,6 +118,34 @@ func (t *Table) Write(w io.Writer, f Format) error {
 	}
 	_, err := io.WriteString(w, out.String())
 	return err
+}
+
+// fitPaths elides the path cells so that rows fit lineWidth columns: the
+// path column gets what the other columns leave, and at least
+// minPathWidth.
+func (t *Table) fitPaths(lineWidth int) {
+	last := len(t.Columns) - 1
+	prefix := 0 // the width of the columns before the path
+	for i := 0; i < last; i++ {
+		w := textWidth(t.Columns[i].Name)
+		for _, r := range t.Rows {
+			if i < len(r) {
+				w = max(w, textWidth(r[i]))
+			}
+		}
+		prefix += w + 2
+	}
+	var rows []int
+	var paths [][]string
+	for i := range t.Rows {
+		if p, ok := t.paths[i]; ok && len(t.Rows[i]) == last+1 {
+			rows = append(rows, i)
+			paths = append(paths, p)
+		}
+	}
+	for k, line := range elide(paths, max(minPathWidth, lineWidth-prefix)) {
+		t.Rows[rows[k]][last] = line
+	}
 }
 
 func (t *Table) markdown(w io.Writer) error {

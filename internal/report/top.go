@@ -100,7 +100,7 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 		if dom == "" {
 			dom = "-"
 		}
-		ot.Add(Bytes(t.Retained(o.Object)), Bytes(g.Size(o.Object)), ObjectText(g, o.Object), dom, PathText(o.Path))
+		ot.AddPath(pathSteps(o.Path), Bytes(t.Retained(o.Object)), Bytes(g.Size(o.Object)), ObjectText(g, o.Object), dom)
 	}
 	if err := ot.Write(w, f); err != nil {
 		return err

@@ -74,7 +74,7 @@ func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types 
 	} else {
 		t := Table{Columns: []Column{{"per snapshot", true}, {"counts", false}, {"type", false}, {"held by", false}}}
 		for _, p := range rep.Paths {
-			t.Add(fmt.Sprintf("%+.1f", p.PerSnapshot), series(p.Counts), p.Type, SignatureText(p.Group))
+			t.AddPath(signatureSteps(p.Group), fmt.Sprintf("%+.1f", p.PerSnapshot), series(p.Counts), p.Type)
 		}
 		if err := t.Write(w, f); err != nil {
 			return err
@@ -87,7 +87,7 @@ func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types 
 	}
 	t := Table{Columns: []Column{{"entries per snapshot", true}, {"entries", false}, {"retained", true}, {"type", false}, {"path", false}}}
 	for _, c := range rep.Collections {
-		t.Add(fmt.Sprintf("%+.1f", c.PerSnapshot), series(c.Entries), Bytes(c.Retained), c.Type, PathText(c.Path))
+		t.AddPath(pathSteps(c.Path), fmt.Sprintf("%+.1f", c.PerSnapshot), series(c.Entries), Bytes(c.Retained), c.Type)
 	}
 	return t.Write(w, f)
 }

@@ -57,11 +57,11 @@ func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, sele
 	for i, grp := range shown {
 		fmt.Fprintf(w, "\n#%d  %s objects, retained %s\n", i+1, Count(grp.Count), Bytes(grp.Retained))
 		if grp.Count == 1 {
-			fmt.Fprintf(w, "    held by  %s\n", PathText(grp.Sample))
+			io.WriteString(w, wrapSteps("    held by  ", pathSteps(grp.Sample), widthOf(w)))
 			continue
 		}
-		fmt.Fprintf(w, "    held by  %s\n", SignatureText(grp))
-		fmt.Fprintf(w, "    e.g.     %s\n", PathText(grp.Sample))
+		io.WriteString(w, wrapSteps("    held by  ", signatureSteps(grp), widthOf(w)))
+		io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(grp.Sample), widthOf(w)))
 	}
 	return more(w, f, len(shown), len(groups), "paths")
 }
