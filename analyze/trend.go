@@ -6,71 +6,106 @@ import (
 	"github.com/heapscope/heapscope/heap"
 )
 
-// Growth classifies how a series of counts changed over snapshots.
+// Growth classifies how a series of values changed over snapshots. The
+// classes follow the intervals between snapshots, each up, down or
+// unchanged, with no tolerance: a label never says more than the numbers
+// show.
 type Growth string
 
 const (
 	// Steady: it grew in every interval. The signature of a leak.
 	Steady Growth = "steady"
-	// WarmUp: it grew in the first intervals and then stopped: a cache
-	// that fills once, lazy imports, interned names.
+	// Growing: it never went down, and grew in the last interval, but not
+	// in every one (it paused): a leak that follows uneven work.
+	Growing Growth = "growing"
+	// WarmUp: it never went down, grew, and then stopped (the last
+	// interval is unchanged): a cache that fills once, lazy imports,
+	// interned names.
 	WarmUp Growth = "warm-up"
 	// Flat: it never changed.
 	Flat Growth = "flat"
-	// Shrinking: it only went down.
+	// Shrinking: it went down, and never up.
 	Shrinking Growth = "shrinking"
-	// Fluctuating: up and down: churn.
+	// Fluctuating: it went both up and down: churn.
 	Fluctuating Growth = "fluctuating"
 )
 
-// Classify returns the growth class of a series of at least two values.
-// A series that grew in every interval is Steady; one that grew and then
-// stayed flat for at least its last interval is WarmUp.
+// Classify returns the growth class of a series of values; a series of
+// fewer than two is Flat.
 func Classify(series []int64) Growth {
 	if len(series) < 2 {
 		return Flat
 	}
 	up, down := 0, 0
-	lastUp := -1
+	lastUp := false
 	for i := 1; i < len(series); i++ {
-		switch d := series[i] - series[i-1]; {
+		d := series[i] - series[i-1]
+		switch {
 		case d > 0:
 			up++
-			lastUp = i
 		case d < 0:
 			down++
 		}
+		lastUp = d > 0
 	}
-	n := len(series) - 1
-	switch {
+	switch n := len(series) - 1; {
 	case up == n:
 		return Steady
 	case up == 0 && down == 0:
 		return Flat
 	case up == 0:
 		return Shrinking
-	case down == 0 && lastUp < n:
-		return WarmUp
+	case down > 0:
+		return Fluctuating
+	case lastUp:
+		return Growing
 	}
-	return Fluctuating
+	return WarmUp
 }
+
+// Measure names the series a [TypeTrend]'s growth class describes.
+type Measure string
+
+const (
+	ByCount Measure = "count"
+	ByBytes Measure = "bytes"
+)
 
 // TypeTrend is one type's counts and bytes over a series of snapshots.
 type TypeTrend struct {
 	Type   string   `json:"type"`
 	Counts []int64  `json:"counts"`
 	Bytes  []uint64 `json:"bytes"`
-	// Growth classifies the counts (the bytes when counts are flat).
-	Growth Growth `json:"growth"`
+	// Growth classifies the counts or the bytes, whichever is the more
+	// alarming (steady, growing, warm-up, fluctuating, shrinking, in that
+	// order; the counts when both are alike); By says which. So a type
+	// whose count stays but whose objects grow (one list, one buffer) is
+	// "steady" by bytes, not flat; one whose count falls while its bytes
+	// grow (fewer dicts, one of them bigger) is not called shrinking.
+	Growth Growth  `json:"growth"`
+	By     Measure `json:"by"`
 	// PerSnapshot is the average growth in count per interval, and
 	// BytesPerSnapshot in bytes, from the first snapshot to the last.
 	PerSnapshot      float64 `json:"count_per_snapshot"`
 	BytesPerSnapshot float64 `json:"bytes_per_snapshot"`
 }
 
+// classifyType sets t's Growth and By from its counts and bytes.
+func classifyType(t *TypeTrend) {
+	b := make([]int64, len(t.Bytes))
+	for i, x := range t.Bytes {
+		b[i] = int64(x)
+	}
+	byCount, byBytes := Classify(t.Counts), Classify(b)
+	t.Growth, t.By = byCount, ByCount
+	if growthRank[byBytes] < growthRank[byCount] {
+		t.Growth, t.By = byBytes, ByBytes
+	}
+}
+
 // Trend follows every type through a series of snapshots, oldest first.
 // Types that grew steadily come first (largest bytes growth first), then
-// warm-up, fluctuating, shrinking; flat types are left out.
+// growing, warm-up, fluctuating, shrinking; flat types are left out.
 func Trend(snaps []*heap.Graph) []TypeTrend {
 	n := len(snaps)
 	rows := map[string]*TypeTrend{}
@@ -87,14 +122,7 @@ func Trend(snaps []*heap.Graph) []TypeTrend {
 	}
 	var out []TypeTrend
 	for _, t := range rows {
-		t.Growth = Classify(t.Counts)
-		if t.Growth == Flat {
-			b := make([]int64, n)
-			for i, x := range t.Bytes {
-				b[i] = int64(x)
-			}
-			t.Growth = Classify(b)
-		}
+		classifyType(t)
 		if t.Growth == Flat {
 			continue
 		}
@@ -117,4 +145,4 @@ func Trend(snaps []*heap.Graph) []TypeTrend {
 	return out
 }
 
-var growthRank = map[Growth]int{Steady: 0, WarmUp: 1, Fluctuating: 2, Shrinking: 3, Flat: 4}
+var growthRank = map[Growth]int{Steady: 0, Growing: 1, WarmUp: 2, Fluctuating: 3, Shrinking: 4, Flat: 5}

@@ -41,9 +41,10 @@ type TrendReport struct {
 }
 
 // TrendAll follows a series of snapshots of one process, oldest first:
-// growth per type ([Trend]); for the types that grew steadily, growth per
-// path signature (see [MergePaths]), so that a type that leaks through one
-// path and is stable elsewhere shows where; and unbounded collections:
+// growth per type ([Trend]); for the types whose count grew steadily,
+// growth per path signature (see [MergePaths]), so that a type that leaks
+// through one path and is stable elsewhere shows where; and unbounded
+// collections:
 // containers (see [Containers]) whose entry count grew in every interval,
 // biggest retained size first. Containers are matched across snapshots by
 // identity (see [Identities]); where identities cannot be compared
@@ -57,7 +58,7 @@ func TrendAll(snaps []*heap.Graph) TrendReport {
 	rep.Mode = Identify(snaps[len(snaps)-1])
 	var steady []string
 	for _, t := range rep.Types {
-		if t.Growth == Steady {
+		if t.Growth == Steady && t.By == ByCount {
 			steady = append(steady, t.Type)
 		}
 	}

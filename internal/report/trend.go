@@ -16,6 +16,23 @@ func series(xs []int64) string {
 	return strings.Join(s, " → ")
 }
 
+func bytesSeries(xs []uint64) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = Bytes(x)
+	}
+	return strings.Join(s, " → ")
+}
+
+// growthText is a type's growth class with the series it describes: the
+// counts, or the bytes (then marked so).
+func growthText(r analyze.TypeTrend) (label, values string) {
+	if r.By == analyze.ByBytes {
+		return string(r.Growth) + " (bytes)", bytesSeries(r.Bytes)
+	}
+	return string(r.Growth), series(r.Counts)
+}
+
 // Trend renders growth over a series of snapshots: per type, per path for
 // the types that grew steadily, and unbounded collections. types is a
 // prefix of rep.Types (--top).
@@ -57,9 +74,10 @@ func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types 
 	if len(types) == 0 {
 		fmt.Fprintln(w, "no type changed")
 	} else {
-		t := Table{Columns: []Column{{"growth", false}, {"per snapshot", true}, {"bytes per snapshot", true}, {"counts", false}, {"type", false}}}
+		t := Table{Columns: []Column{{"growth", false}, {"per snapshot", true}, {"bytes per snapshot", true}, {"counts (or bytes)", false}, {"type", false}}}
 		for _, r := range types {
-			t.Add(string(r.Growth), fmt.Sprintf("%+.1f", r.PerSnapshot), SignedBytes(int64(r.BytesPerSnapshot)), series(r.Counts), r.Type)
+			label, values := growthText(r)
+			t.Add(label, fmt.Sprintf("%+.1f", r.PerSnapshot), SignedBytes(int64(r.BytesPerSnapshot)), values, r.Type)
 		}
 		if err := t.Write(w, f); err != nil {
 			return err
