@@ -102,7 +102,10 @@ Flags every analysis takes:
 	                            "…") in tables, and wrap at steps elsewhere;
 	                            default: the terminal's width, else 120;
 	                            0: no limit (JSON and Markdown are never cut)
-	-v                          list the snapshots' warnings on stderr
+	-v                          list the snapshots' warnings on stderr, each
+	                            with what it means and whether it is
+	                            expected for the runtime (without -v, one
+	                            line counts them)
 
 In Python tests, heapscope.leakcheck (assert_no_leaks, LeakCheck) and the
 pytest plugin (pytest -p heapscope.pytest_plugin) run a workload and fail

@@ -26,11 +26,7 @@ func load(path string, stderr io.Writer, verbose bool) (*heap.Graph, report.Sour
 	if err != nil {
 		return nil, report.Source{}, err
 	}
-	if verbose {
-		for _, w := range g.Warnings() {
-			fmt.Fprintf(stderr, "%s: warning: %s\n", path, w)
-		}
-	}
+	writeWarnings(stderr, path, g, verbose)
 	return g, report.Source{Path: path, Overview: analyze.Describe(g)}, nil
 }
 

@@ -54,7 +54,7 @@ func (o *outputFlags) register(fs *flag.FlagSet, top int) {
 	fs.BoolVar(&o.json, "json", false, "write JSON (same as --format json)")
 	fs.StringVar(&o.format, "format", "text", "output `format`: text, json, markdown, or html (top, leaks, trend)")
 	fs.IntVar(&o.top, "top", top, "show the first `N` rows (0: all; JSON has every row unless --top is given)")
-	fs.BoolVar(&o.verbose, "v", false, "list the snapshots' warnings on stderr")
+	fs.BoolVar(&o.verbose, "v", false, "list the snapshots' warnings on stderr, each with what it means (without -v, one line counts them)")
 	fs.Var(&o.width, "width", "fit text to `N` columns, eliding or wrapping long paths (0: no limit; default: the terminal's width, or 120 when not writing to a terminal)")
 }
 

@@ -24,8 +24,8 @@ func Header(s Source) string {
 	if o.Census {
 		rt += " census"
 	}
-	return fmt.Sprintf("%s: %s, %s objects, %s edges, %s, %s warnings",
-		s.Path, rt, Count(o.Objects), Count(o.Edges), Bytes(o.Bytes), Count(o.Warnings))
+	return fmt.Sprintf("%s: %s, %s objects, %s edges, %s, %s",
+		s.Path, rt, Count(o.Objects), Count(o.Edges), Bytes(o.Bytes), plural(o.Warnings, "warning"))
 }
 
 // header writes the header line as text, or as a Markdown paragraph.
