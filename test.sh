@@ -2,7 +2,10 @@
 # Runs every check and test heapscope has: formatting, vet, and the Go
 # tests (which run real python3, java and node programs), then the
 # browser tests, a module of their own (browsertest/: headless Chromium,
-# skipped when it is not installed).
+# skipped when it is not installed). It prints a line per package, the
+# output of failed tests, then the skipped tests with the reason each
+# gave, and "N passed, N failed, N skipped". Its exit status is 0 only
+# when every package built and every test passed.
 set -euo pipefail
 cd "$(dirname "$0")"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
@@ -11,5 +14,13 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
-go test -count=1 ./...
-(cd browsertest && go vet ./... && go test -count=1 ./...)
+(cd browsertest && go vet ./...)
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+go build -o "$bin/testsum" ./internal/testsum
+{
+  rc=0
+  go test -count=1 -json ./... || rc=1
+  (cd browsertest && go test -count=1 -json ./...) || rc=1
+  exit $rc
+} | "$bin/testsum"
