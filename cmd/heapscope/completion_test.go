@@ -95,20 +95,72 @@ func TestFishCompletion(t *testing.T) {
 	}
 }
 
-// TestZshCompletion loads the zsh script after compinit and checks that
-// zsh parsed it and bound it to heapscope.
+// zshDriver runs an interactive zsh on a pseudo terminal with the
+// completion script loaded (argv[1]), types argv[2] and a tab, waits until
+// every word in argv[3:] shows on the screen (or 60 s), and prints the
+// screen.
+const zshDriver = `
+import os, pty, select, sys, time
+script, line, want = sys.argv[1], sys.argv[2], sys.argv[3:]
+home = os.path.dirname(script)
+with open(os.path.join(home, ".zshrc"), "w") as f:
+    f.write("autoload -U compinit && compinit -u -D\nsource %s\nPS1='READY> '\nLISTMAX=1000\n" % script)
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ.update(ZDOTDIR=home, TERM="dumb")
+    os.execvp("zsh", ["zsh", "-i"])
+screen = b""
+def until(words, limit=60):
+    global screen
+    end = time.time() + limit
+    while time.time() < end and not all(w.encode() in screen for w in words):
+        if select.select([fd], [], [], 0.2)[0]:
+            try:
+                screen += os.read(fd, 65536)
+            except OSError:
+                return
+until(["READY> "])
+screen = b""
+os.write(fd, line.encode() + b"\t")
+until(want)
+os.kill(pid, 9)
+os.waitpid(pid, 0)
+sys.stdout.write(screen.decode("utf-8", "replace"))
+`
+
+// TestZshCompletion types heapscope command lines and a tab into an
+// interactive zsh (compinit and the script loaded) and reads what zsh
+// completes or lists.
 func TestZshCompletion(t *testing.T) {
 	if _, err := exec.LookPath("zsh"); err != nil {
 		t.Skip("zsh is not installed (Debian package zsh)")
 	}
-	script := completionScript(t, "zsh")
-	sh := "autoload -U compinit && compinit -u -D && source " + shellQuote(script) + " && print -r -- $_comps[heapscope] && whence -w _heapscope"
-	out, err := exec.Command("zsh", "-f", "-c", sh).CombinedOutput()
-	if err != nil {
-		t.Fatalf("zsh: %v\n%s", err, out)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3, which drives zsh on a pseudo terminal, is not installed")
 	}
-	if got := string(out); got != "_heapscope\n_heapscope: function\n" {
-		t.Errorf("zsh printed %q, want the completion function bound to heapscope", got)
+	script := completionScript(t, "zsh")
+	tests := []struct {
+		line string
+		want []string // each shows on the screen
+	}{
+		{"heapscope su", []string{"heapscope summary"}},
+		{"heapscope summary --js", []string{"--json"}},
+		{"heapscope check --format ", []string{"json", "junit", "markdown", "text"}},
+		{"heapscope completion ", []string{"bash", "fish", "zsh"}},
+		{"heapscope help tre", []string{"tree", "trend"}},
+	}
+	for _, tc := range tests {
+		cmd := exec.Command("python3", append([]string{"-c", zshDriver, script, tc.line}, tc.want...)...)
+		cmd.Dir = "testdata"
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("zsh: %v\n%s", err, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("completing %q: zsh shows %q, want %q", tc.line, out, w)
+			}
+		}
 	}
 }
 
