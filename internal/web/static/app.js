@@ -418,10 +418,10 @@
       },
       columns: [
         { key: 'plot', label: 'plot', sort: false, cell: (r) => el('input', { type: 'checkbox', checked: plotted.has(r.type), title: 'plot this type', onchange: (e) => { if (e.target.checked) plotted.set(r.type, r); else plotted.delete(r.type); draw(); } }) },
-        { key: 'growth', label: 'growth', cell: (r) => el('span', { class: 'growth ' + r.growth, text: r.growth }) },
+        { key: 'growth', label: 'growth', cell: (r) => el('span', { class: 'growth ' + r.growth, text: HS.growthText(r) }) },
         { key: 'count_per_snapshot', label: 'per snapshot', num: true, cell: (r) => HS.signedFloat(r.count_per_snapshot) },
         { key: 'bytes_per_snapshot', label: 'bytes per snapshot', num: true, cell: (r) => HS.signedBytes(Math.round(r.bytes_per_snapshot)) },
-        { key: 'counts', label: 'counts', sort: false, cell: (r) => HS.series(r.counts) },
+        { key: 'counts', label: 'counts (or bytes)', sort: false, cell: (r) => HS.growthSeries(r) },
         { key: 'type', label: 'type' },
       ],
     });

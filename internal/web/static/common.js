@@ -19,6 +19,11 @@ const HS = (() => {
   const signedCount = (n) => (n > 0 ? '+' : '') + count(n);
   const signedFloat = (x) => (x >= 0 ? '+' : '') + x.toFixed(1);
   const series = (xs) => xs.map(count).join(' → ');
+  // growthText and growthSeries show a type's growth class with the series
+  // it describes: the counts, or the bytes (marked) when the class is the
+  // bytes' (the command line's "steady (bytes)").
+  const growthText = (r) => r.growth + (r.by === 'bytes' ? ' (bytes)' : '');
+  const growthSeries = (r) => (r.by === 'bytes' ? r.bytes.map(bytes).join(' → ') : series(r.counts));
 
   // el builds an element: el('a', {href: '#', class: 'x', text: 'hi'},
   // child, 'text', ...). on* attributes are listeners.
@@ -198,7 +203,7 @@ const HS = (() => {
   }
 
   return {
-    bytes, signedBytes, count, signedCount, signedFloat, series, el, objectText, localSource, Table,
+    bytes, signedBytes, count, signedCount, signedFloat, series, growthText, growthSeries, el, objectText, localSource, Table,
     pathSteps, pathView, chart, lineChart, barChart, basename, overviewText,
   };
 })();
