@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -49,7 +51,13 @@ func completionModel() []complCommand {
 			cc.files = true
 		}
 		if fs := flagsOf(c); fs != nil {
-			fs.VisitAll(func(f *flag.Flag) { cc.flags = append(cc.flags, complFlagOf(f)) })
+			fs.VisitAll(func(f *flag.Flag) {
+				cf := complFlagOf(f)
+				if f.Name == "format" && !htmlCommands[c.name] {
+					cf.values = slices.DeleteFunc(cf.values, func(v string) bool { return v == "html" })
+				}
+				cc.flags = append(cc.flags, cf)
+			})
 		}
 		out = append(out, cc)
 	}
@@ -68,11 +76,13 @@ func complFlagOf(f *flag.Flag) complFlag {
 	case "DIR":
 		cf.dir = true
 	case "format":
-		// "output format: text, json or markdown"
+		// "output format: text, json, markdown, or html (top, leaks)"
 		if i := strings.LastIndex(usage, ": "); i >= 0 {
-			list := strings.ReplaceAll(usage[i+2:], " or ", ", ")
-			for _, v := range strings.Split(list, ", ") {
-				cf.values = append(cf.values, strings.TrimSpace(v))
+			list := regexp.MustCompile(`\([^)]*\)`).ReplaceAllString(usage[i+2:], "")
+			for _, v := range strings.FieldsFunc(strings.ReplaceAll(list, " or ", ","), func(r rune) bool { return r == ',' }) {
+				if v = strings.TrimSpace(v); v != "" {
+					cf.values = append(cf.values, v)
+				}
 			}
 		}
 	}

@@ -44,6 +44,7 @@ func TestBashCompletion(t *testing.T) {
 		{[]string{"heapscope", "summary", "--js"}, []string{"--json"}},
 		{[]string{"heapscope", "tree", "--"}, []string{"--depth", "--format", "--from", "--json", "--min-size", "--top", "--width"}},
 		{[]string{"heapscope", "check", "--format", ""}, []string{"text", "json", "junit", "markdown"}},
+		{[]string{"heapscope", "top", "--format", ""}, []string{"text", "json", "markdown", "html"}},
 		{[]string{"heapscope", "summary", "--format", "="}, []string{"text", "json", "markdown"}},
 		{[]string{"heapscope", "summary", "--format", "=", "m"}, []string{"markdown"}},
 		{[]string{"heapscope", "summary", "--top", ""}, nil},
