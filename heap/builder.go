@@ -58,6 +58,8 @@ type Builder struct {
 	valAtStr  texts
 	digAt     []uint64
 	digAtVal  []uint64
+	nameObj   []ObjectID
+	nameStr   []StringID
 	meta      Meta
 	warnings  []Warning
 	nwarnings int
@@ -280,6 +282,13 @@ func (b *Builder) SetFlags(id ObjectID, f Flags) {
 func (b *Builder) SetValue(id ObjectID, v string) {
 	b.valObj = append(b.valObj, id)
 	b.valStr.add(v)
+}
+
+// SetName records the object's own name, interned by [Builder.String]
+// (see [Graph.Name]). An object named twice keeps its first name.
+func (b *Builder) SetName(id ObjectID, s StringID) {
+	b.nameObj = append(b.nameObj, id)
+	b.nameStr = append(b.nameStr, s)
 }
 
 // SetDigest records a hash of id's whole content (see [Graph.Digest]).
@@ -582,6 +591,7 @@ func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32)
 	}
 	valObj, valStr := sortTexts(b.valObj, b.valStr, n)
 	digObj, digVal := sortSparse(b.digObj, b.digVal, n)
+	nameObj, nameStr := sortSparse(b.nameObj, b.nameStr, n)
 
 	if b.nwarnings > len(b.warnings) {
 		b.warnings = append(b.warnings, Warning{-1, fmt.Sprintf("%d more warnings not kept", b.nwarnings-len(b.warnings))})
@@ -604,6 +614,8 @@ func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32)
 		valStr:    valStr,
 		digObj:    digObj,
 		digVal:    digVal,
+		nameObj:   nameObj,
+		nameStr:   nameStr,
 		meta:      b.meta,
 		warnings:  b.warnings,
 	}

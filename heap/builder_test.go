@@ -159,3 +159,36 @@ func TestBuilderPendingEdges(t *testing.T) {
 		t.Errorf("Edges(c) = %v", ec)
 	}
 }
+
+// TestNames checks the name column: names given out of order come back by
+// object, an object named twice keeps its first name, and a name for an
+// object that does not exist is dropped.
+func TestNames(t *testing.T) {
+	b := heap.NewBuilder(heap.ByID)
+	cls := b.Type("java.lang.Class")
+	var ids []heap.ObjectID
+	for i := 0; i < 4; i++ {
+		ids = append(ids, b.Object(uint64(0x100+16*i), cls, 96))
+	}
+	b.SetName(ids[3], b.String("class C"))
+	b.SetName(ids[1], b.String("class A"))
+	b.SetName(ids[1], b.String("class B"))
+	b.SetName(heap.ObjectID(9), b.String("class X"))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[heap.ObjectID]string{ids[1]: "class A", ids[3]: "class C"}
+	for _, id := range ids {
+		name, ok := g.Name(id)
+		if w, named := want[id]; name != w || ok != named {
+			t.Errorf("Name(%d) = %q, %v; want %q, %v", id, name, ok, w, named)
+		}
+	}
+	if g.NumNames() != 2 {
+		t.Errorf("NumNames() = %d, want 2", g.NumNames())
+	}
+}

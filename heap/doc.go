@@ -20,8 +20,9 @@
 // offset 4 B: 24 bytes. Per edge: 8 bytes. Reverse edges, when an analysis
 // asks for them, add 4 bytes per edge and 4 per object. Optional arrays, only
 // when a reader supplies them: reference counts (4 B per object), flags
-// (1 B per object), and value labels (8 B per labelled object plus the
-// text). Interned strings and type names are shared.
+// (1 B per object), value labels (8 B per labelled object plus the
+// text), and names (8 B per named object, such as a class object). Interned
+// strings and type names are shared.
 //
 // Limits: at most 2^32-2 objects and 2^32-1 edges per graph; edge indices
 // up to 2^29-1 (larger indices are clamped and flagged by the reader).

@@ -39,6 +39,9 @@ type Graph struct {
 	digObj []ObjectID // sorted
 	digVal []uint64
 
+	nameObj []ObjectID // sorted
+	nameStr []StringID
+
 	meta     Meta
 	warnings []Warning
 
@@ -171,6 +174,21 @@ func (g *Graph) Values() iter.Seq2[ObjectID, string] {
 		}
 	}
 }
+
+// Name returns the object's own name, when the snapshot gives it one: the
+// class a class object stands for ("class java.util.HashMap"). Reports
+// print it in place of the type name, which stays what the object is
+// (java.lang.Class); analyses that group objects group them by type.
+func (g *Graph) Name(id ObjectID) (string, bool) {
+	i := sort.Search(len(g.nameObj), func(i int) bool { return g.nameObj[i] >= id })
+	if i < len(g.nameObj) && g.nameObj[i] == id {
+		return g.strs[g.nameStr[i]], true
+	}
+	return "", false
+}
+
+// NumNames returns how many objects carry a name.
+func (g *Graph) NumNames() int { return len(g.nameObj) }
 
 // Digest returns a hash of the object's whole content (a string's
 // characters, a byte string's bytes) when the snapshot has one. Equal

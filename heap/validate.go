@@ -4,7 +4,7 @@ import "fmt"
 
 // Validate checks the graph's invariants: array lengths agree, edge
 // offsets are monotonic, every edge, root and type reference is in range,
-// and value labels are sorted and unique. Readers' fuzz targets call it on
+// and value labels and names are sorted and unique. Readers' fuzz targets call it on
 // every graph they return.
 func (g *Graph) Validate() error {
 	n := len(g.typ)
@@ -58,6 +58,14 @@ func (g *Graph) Validate() error {
 	for i, id := range g.valObj {
 		if int(id) >= n || (i > 0 && g.valObj[i-1] >= id) {
 			return fmt.Errorf("heap: value label %d is out of order or range", i)
+		}
+	}
+	if len(g.nameObj) != len(g.nameStr) {
+		return fmt.Errorf("heap: %d named objects, %d names", len(g.nameObj), len(g.nameStr))
+	}
+	for i, id := range g.nameObj {
+		if int(id) >= n || (i > 0 && g.nameObj[i-1] >= id) || int(g.nameStr[i]) >= len(g.strs) {
+			return fmt.Errorf("heap: name %d is out of order or range", i)
 		}
 	}
 	return nil

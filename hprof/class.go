@@ -259,6 +259,23 @@ func (r *reader) classType(id uint64) heap.TypeID {
 	return t
 }
 
+// classObjectName returns the name of the class object (CLASS_DUMP) of
+// class c, interned: "class " and the class's Java name, as Eclipse MAT
+// names class objects ("class java.util.HashMap", "class int[]").
+func (r *reader) classObjectName(c *classInfo) heap.StringID {
+	name := c.name
+	if reg := r.classes[c.id]; name == "" && reg != nil {
+		name = reg.name
+	}
+	if name == "" {
+		name = r.className(c.id)
+	}
+	if name == "" {
+		return r.b.String(fmt.Sprintf("class <unknown class %#x>", c.id))
+	}
+	return r.b.String("class " + javaName(name))
+}
+
 // className returns the internal name of class id as LOAD_CLASS gives it.
 func (r *reader) className(id uint64) string {
 	if n, ok := r.loadNames[id]; ok {

@@ -33,7 +33,9 @@
 // one object whose address is its HPROF object id. Types have Java names:
 // "java.util.HashMap", "int[]", "java.lang.String[][]", hidden classes as
 // HotSpot's Klass::external_name spells them ("Foo$$Lambda$14/0x…").
-// A CLASS_DUMP is an object of type java.lang.Class (the class mirror);
+// A CLASS_DUMP is an object of type java.lang.Class (the class mirror)
+// named after the class it stands for, as Eclipse MAT names it ("class
+// java.util.HashMap", "class int[]"; [heap.Graph.Name]);
 // it has a strong edge per non-null static reference field, named after
 // the field (including HotSpot's synthetic "<resolved_references>"), and
 // internal edges "<super>", "<classloader>", "<signers>" and

@@ -483,6 +483,7 @@ func (rd *reader) classDump(s *segment, off, stop int64, pass int) error {
 		size = rd.mirrorSize(ci)
 	}
 	id := rd.b.Object(ci.id, rd.classType_, size)
+	rd.b.SetName(id, rd.classObjectName(ci))
 	for _, f := range ci.statics {
 		if isRef(f.typ) && f.val != 0 {
 			rd.edge(id, ci.id, f.val, heap.NamedLabel(heap.Strong, rd.b.String(rd.name(f.name))))

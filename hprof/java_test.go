@@ -192,6 +192,10 @@ func TestJavaHeap(t *testing.T) {
 	if demo == heap.None {
 		t.Fatal("no class object with a static field SESSIONS")
 	}
+	if name, _ := g.Name(demo); name != "class LeakDemo" {
+		t.Errorf("the class object with SESSIONS is named %q, want \"class LeakDemo\"", name)
+	}
+	checkClassNames(t, g)
 	statics := map[string]string{}
 	for _, e := range g.Edges(demo) {
 		statics[g.EdgeName(e.Label)] = e.Label.Kind().String() + " " + g.TypeName(g.Type(e.To))
@@ -309,6 +313,46 @@ func TestJavaJcmd(t *testing.T) {
 		t.Errorf("java.lang.Class: %d objects + %d dangling references, histogram %d", got.count, dangling, want.count)
 	}
 	checkHistogram(t, g, histogram, true, "java.lang.Class")
+}
+
+// checkClassNames checks the names of class objects: every
+// java.lang.Class but the nine primitive mirrors (int.class ... void.class,
+// which HotSpot dumps as instances) is named "class " and its Java name,
+// the class it stands for; the name of a class's "<super>" is its
+// superclass's, and java.lang.Object, String and int[] are named as Java
+// names them.
+func checkClassNames(t *testing.T, g *heap.Graph) {
+	t.Helper()
+	classes, named := 0, map[string]heap.ObjectID{}
+	for id := range g.Objects() {
+		if g.TypeName(g.Type(id)) != "java.lang.Class" {
+			if _, ok := g.Name(id); ok {
+				t.Errorf("a %s is named", g.TypeName(g.Type(id)))
+			}
+			continue
+		}
+		classes++
+		if name, ok := g.Name(id); ok {
+			named[name] = id
+		}
+	}
+	if g.NumNames() != classes-9 {
+		t.Errorf("%d of %d class objects are named, want all but the 9 primitive mirrors", g.NumNames(), classes)
+	}
+	for _, want := range []string{"class java.lang.Object", "class java.lang.String", "class int[]", "class java.util.HashMap$Node[]"} {
+		if _, ok := named[want]; !ok {
+			t.Errorf("no class object named %q", want)
+		}
+	}
+	if s, ok := named["class java.lang.String"]; ok {
+		for _, e := range g.Edges(s) {
+			if g.EdgeName(e.Label) == "<super>" {
+				if sup, _ := g.Name(e.To); sup != "class java.lang.Object" {
+					t.Errorf("class java.lang.String's <super> is named %q", sup)
+				}
+			}
+		}
+	}
 }
 
 // danglingCount returns the number of references the reader dropped.

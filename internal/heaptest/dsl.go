@@ -18,6 +18,7 @@ import (
 //	NAME TYPE SIZE [-> EDGE ...]
 //	root KIND NAME [DESCRIPTION]
 //	value NAME TEXT...
+//	name NAME TEXT...           (the object's own name, see heap.Graph.Name)
 //	refcount NAME N
 //	digest NAME N
 //	flags NAME FLAG[,FLAG...]   (gctracked, immortal, opaque, synthetic)
@@ -44,7 +45,7 @@ func Parse(src string) (*heap.Graph, error) {
 			continue
 		}
 		switch f[0] {
-		case "root", "value", "refcount", "digest", "flags":
+		case "root", "value", "name", "refcount", "digest", "flags":
 			continue // second pass
 		case "runtime":
 			if len(f) != 2 {
@@ -143,6 +144,12 @@ func Parse(src string) (*heap.Graph, error) {
 				return nil, fmt.Errorf("line %d: want value NAME TEXT", n+1)
 			}
 			b.SetValue(id, strings.Join(f[2:], " "))
+		case "name":
+			id, ok := ids[f[1]]
+			if !ok || len(f) < 3 {
+				return nil, fmt.Errorf("line %d: want name NAME TEXT", n+1)
+			}
+			b.SetName(id, b.String(strings.Join(f[2:], " ")))
 		case "digest":
 			id, ok := ids[f[1]]
 			if !ok || len(f) != 3 {
