@@ -243,6 +243,7 @@ func heldBy(g *heap.Graph, r *Retainers, groups []DupGroup) {
 			s = SigStep{Type: "root " + r.roots[l].Kind.String()}
 		default:
 			s = SigStep{Type: g.TypeName(g.Type(p)), Edge: collapseEdge(g.EdgeName(l))}
+			s.Name, _ = g.Name(p)
 		}
 		if counts[i] == nil {
 			counts[i] = map[SigStep]int{}
@@ -295,10 +296,15 @@ func heldBy(g *heap.Graph, r *Retainers, groups []DupGroup) {
 		var best SigStep
 		n := 0
 		for s, k := range c {
-			if k > n || (k == n && (s.Type < best.Type || (s.Type == best.Type && s.Edge < best.Edge))) {
+			if k > n || (k == n && cmpSigStep(s, best) < 0) {
 				best, n = s, k
 			}
 		}
 		groups[i].HeldBy, groups[i].HeldCount = best, n
 	}
+}
+
+// cmpSigStep orders steps by type, then name, then edge name.
+func cmpSigStep(a, b SigStep) int {
+	return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Edge, b.Edge))
 }

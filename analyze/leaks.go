@@ -197,6 +197,8 @@ func signatureKey(grp PathGroup) string {
 	for _, s := range grp.Signature {
 		b.WriteByte(0)
 		b.WriteString(s.Type)
+		b.WriteByte(2)
+		b.WriteString(s.Name)
 		b.WriteByte(1)
 		b.WriteString(s.Edge)
 	}

@@ -11,6 +11,11 @@ import (
 // SigStep is one step of a path signature.
 type SigStep struct {
 	Type string
+	// Name is the object's own name (g.Name), on the steps before the
+	// target: paths through the static fields of two classes are two
+	// signatures. The target's step has no Name, so that objects of one
+	// type (class objects among them) group together.
+	Name string
 	Edge string // collapsed edge name (see [MergePaths])
 	// Repeated: the path of some member of the group went through this
 	// (type, edge) step several times in a row (a linked list, a hash
@@ -36,7 +41,8 @@ type PathGroup struct {
 // signature text.
 //
 // A path's signature is its root (kind and name) and its sequence of
-// (type name, edge name) steps, the target included, where
+// (type name, object name, edge name) steps, the target included (without
+// its name), where
 //   - index edges ([17]), dict-key edges (a name in brackets, such as
 //     Python's ['key']) and all-digit names (V8's Map table slots) become
 //     "[*]", so the ten thousand values of one dict, or the slots of one
@@ -78,6 +84,9 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 		for v := id; ; {
 			p, l := r.Parent(v)
 			st := SigStep{Type: g.TypeName(g.Type(v))}
+			if v != id {
+				st.Name, _ = g.Name(v)
+			}
 			if p == SuperRoot {
 				up = append(up, st)
 				root = l
@@ -93,13 +102,15 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 		key = append(key, name...)
 		for i := len(up) - 1; i >= 0; i-- {
 			st := up[i]
-			if k := len(sig) - 1; k >= 0 && sig[k].Type == st.Type && sig[k].Edge == st.Edge {
+			if k := len(sig) - 1; k >= 0 && sig[k].Type == st.Type && sig[k].Name == st.Name && sig[k].Edge == st.Edge {
 				sig[k].Repeated = true
 				continue
 			}
 			sig = append(sig, st)
 			key = append(key, 0)
 			key = append(key, st.Type...)
+			key = append(key, 2)
+			key = append(key, st.Name...)
 			key = append(key, 1)
 			key = append(key, st.Edge...)
 		}

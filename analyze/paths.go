@@ -86,6 +86,9 @@ func (r *Retainers) Parent(id heap.ObjectID) (heap.ObjectID, heap.Label) {
 type Step struct {
 	Object heap.ObjectID
 	Type   string
+	// Name is the object's own name (g.Name: "class java.util.HashMap"
+	// for a class object), "" when it has none.
+	Name string
 	// Edge names the edge from the previous step to Object
 	// (g.EdgeName: a name, "[i]" for an index, "" when unnamed); it is
 	// "" on the first step, which the root holds.
@@ -110,6 +113,7 @@ func (r *Retainers) Path(id heap.ObjectID) (Path, bool) {
 	for v := id; ; {
 		p, l := r.Parent(v)
 		st := Step{Object: v, Type: g.TypeName(g.Type(v))}
+		st.Name, _ = g.Name(v)
 		if p == SuperRoot {
 			steps = append(steps, st)
 			var path Path

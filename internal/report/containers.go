@@ -91,7 +91,7 @@ func heldText(d analyze.DupGroup) string {
 	if d.HeldBy.Type == "" {
 		return ""
 	}
-	s := d.HeldBy.Type
+	s := stepLabel(d.HeldBy.Type, d.HeldBy.Name)
 	if d.HeldBy.Edge != "" {
 		s += " " + d.HeldBy.Edge
 	}

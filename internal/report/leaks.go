@@ -31,7 +31,7 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 			Sample: pathToJSON(g, f.Sample),
 		}
 		for _, s := range f.Signature {
-			j.Signature = append(j.Signature, s.Edge+" "+s.Type)
+			j.Signature = append(j.Signature, s.Edge+" "+stepLabel(s.Type, s.Name))
 		}
 		out = append(out, j)
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/heapscope/heapscope/analyze"
@@ -8,13 +9,17 @@ import (
 )
 
 // rootText describes where a path starts: "module app", "stack thread
-// MainThread", "held outside the heap".
+// MainThread", "held outside the heap"; a name that already says its kind
+// stands alone ("sticky class", not "class sticky class").
 func rootText(kind heap.RootKind, name string) string {
 	if name == analyze.NativeRootName {
 		return name
 	}
 	if name == "" {
 		return kind.String() + " root"
+	}
+	if slices.Contains(strings.Fields(name), kind.String()) {
+		return name
 	}
 	return kind.String() + " " + name
 }
@@ -63,7 +68,7 @@ func pathSteps(p analyze.Path) []string {
 	edges := make([]string, len(p.Steps))
 	types := make([]string, len(p.Steps))
 	for i, s := range p.Steps {
-		edges[i], types[i] = s.Edge, s.Type
+		edges[i], types[i] = s.Edge, stepLabel(s.Type, s.Name)
 		if s.Kind == heap.Weak && i > 0 {
 			edges[i] = "(weak) " + edges[i]
 		}
@@ -82,7 +87,7 @@ func signatureSteps(g analyze.PathGroup) []string {
 	types := make([]string, len(g.Signature))
 	rep := make([]bool, len(g.Signature))
 	for i, s := range g.Signature {
-		edges[i], types[i], rep[i] = s.Edge, s.Type, s.Repeated
+		edges[i], types[i], rep[i] = s.Edge, stepLabel(s.Type, s.Name), s.Repeated
 	}
 	return formatSteps(rootText(g.RootKind, g.RootName), edges, types, rep)
 }
@@ -98,13 +103,14 @@ type stepJSON struct {
 	Edge string `json:"edge,omitempty"`
 	Kind string `json:"kind,omitempty"`
 	Type string `json:"type"`
+	Name string `json:"name,omitempty"`
 	Addr string `json:"addr,omitempty"`
 }
 
 func pathToJSON(g *heap.Graph, p analyze.Path) pathJSON {
 	out := pathJSON{Root: rootText(p.RootKind, p.RootName), Text: PathText(p)}
 	for i, s := range p.Steps {
-		st := stepJSON{Edge: s.Edge, Type: s.Type}
+		st := stepJSON{Edge: s.Edge, Type: s.Type, Name: s.Name}
 		if i > 0 {
 			st.Kind = s.Kind.String()
 		}

@@ -94,7 +94,7 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 	for _, o := range d.Objects {
 		chain := make([]string, len(o.Chain))
 		for i, c := range o.Chain {
-			chain[i] = g.TypeName(g.Type(c))
+			chain[i] = objectLabel(g, c)
 		}
 		dom := strings.Join(chain, " > ")
 		if dom == "" {
