@@ -117,19 +117,9 @@ var containerKinds = map[string][]containerKind{
 // its type is a container type (a Python dict, a Java Object[]).
 func Containers(t *DomTree, top int) []Container {
 	g := t.g
-	kinds := containerKinds[g.Meta().Runtime]
+	kinds, byType := containerTypes(g)
 	if len(kinds) == 0 {
 		return nil
-	}
-	byType := make([]int, g.NumTypes()) // index into kinds + 1, 0: not a container
-	for ty := range byType {
-		name := g.TypeName(heap.TypeID(ty))
-		for i, k := range kinds {
-			if k.Type == name || (strings.HasPrefix(k.Type, "*") && strings.HasSuffix(name, k.Type[1:])) {
-				byType[ty] = i + 1
-				break
-			}
-		}
 	}
 	names := newNameMatcher(g)
 	// Namespaces (the __dict__ of a module, a class or an instance) hold
@@ -176,6 +166,26 @@ func Containers(t *DomTree, top int) []Container {
 		out = slices.Clip(out[:top])
 	}
 	return out
+}
+
+// containerTypes returns the container kinds of g's runtime and, for
+// every type of g, the index of its kind plus one (0: not a container).
+func containerTypes(g *heap.Graph) ([]containerKind, []int) {
+	kinds := containerKinds[g.Meta().Runtime]
+	if len(kinds) == 0 {
+		return nil, nil
+	}
+	byType := make([]int, g.NumTypes())
+	for ty := range byType {
+		name := g.TypeName(heap.TypeID(ty))
+		for i, k := range kinds {
+			if k.Type == name || (strings.HasPrefix(k.Type, "*") && strings.HasSuffix(name, k.Type[1:])) {
+				byType[ty] = i + 1
+				break
+			}
+		}
+	}
+	return kinds, byType
 }
 
 // nameMatcher compares edge names by StringID, caching each name's text

@@ -102,4 +102,24 @@ func TestPlantedLeak(t *testing.T) {
 		t.Errorf("the map retains %d bytes besides itself and its table, the clear freed %d: %+.3f%%, want within 0.1%%",
 			retained-kept, freed, 100*float64(d)/float64(freed))
 	}
+
+	// The leak suspect is the class, its accumulation point the map's
+	// table, held in the map, with the 20,000 sessions as its elements;
+	// what accumulates there is what the clear freed, but the table.
+	sus := analyze.Suspects(dom, analyze.SuspectOptions{})
+	if len(sus) == 0 {
+		t.Fatal("no leak suspect")
+	}
+	s := sus[0]
+	if name, _ := g.Name(s.Object); name != "class PlantedLeak" || s.Point != table || s.Holder != hashMap {
+		t.Errorf("suspect %q, point %d, holder %d; want class PlantedLeak, the table %d, the map %d", name, s.Point, s.Holder, table, hashMap)
+	}
+	if len(s.Elements) == 0 || s.Elements[0].Type != "PlantedLeak$LeakedSession" || s.Elements[0].Count != 20000 {
+		t.Errorf("elements %+v, want 20000 PlantedLeak$LeakedSession first", s.Elements)
+	}
+	acc := int64(s.PointRetained) - int64(g.Size(table))
+	if d := acc - freed; d*1000 > freed || -d*1000 > freed {
+		t.Errorf("%d bytes accumulate in the table besides itself, the clear freed %d: %+.3f%%, want within 0.1%%",
+			acc, freed, 100*float64(d)/float64(freed))
+	}
 }

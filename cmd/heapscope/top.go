@@ -28,6 +28,7 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 		n = g.NumObjects()
 	}
 	var d report.TopData
+	d.Suspects, d.SuspectShare = suspectRows(an, analyze.DefaultSuspectShare)
 	for _, id := range analyze.TopRetained(an.tree, n) {
 		p, _ := an.paths.Path(id)
 		d.Objects = append(d.Objects, report.TopObject{Object: id, Chain: analyze.DominatorChain(an.tree, id), Path: p})
@@ -176,4 +177,20 @@ func runDuplicates(args []string, stdout, stderr io.Writer) error {
 	})
 	all := analyze.Duplicates(g, r, 0)
 	return report.Duplicates(a.fit(stdout), f, src, cut(all, a.out.top), len(all))
+}
+
+// suspectRows finds the leak suspects of an analysis and the paths that
+// show where each is held.
+func suspectRows(an *analysis, share float64) ([]report.SuspectRow, float64) {
+	var rows []report.SuspectRow
+	for _, s := range analyze.Suspects(an.tree, analyze.SuspectOptions{MinShare: share}) {
+		r := report.SuspectRow{Suspect: s}
+		if s.Members == nil {
+			r.Path, _ = an.paths.Path(s.Holder)
+		} else {
+			r.Groups, _ = analyze.MergePaths(an.paths, an.tree, s.Members)
+		}
+		rows = append(rows, r)
+	}
+	return rows, share
 }

@@ -20,6 +20,10 @@ type TopObject struct {
 // TopData is what the top command shows; the command computes it. Each
 // list may be a prefix (--top) of one with the total given.
 type TopData struct {
+	// Suspects are the leak suspects (see [analyze.Suspects]), found
+	// with threshold SuspectShare.
+	Suspects     []SuspectRow
+	SuspectShare float64
 	Objects      []TopObject
 	ObjectsTotal int
 	Types        []analyze.TypeStat
@@ -29,8 +33,8 @@ type TopData struct {
 	Unreachable  analyze.UnreachableStats
 }
 
-// Top renders the objects and types that retain the most, the objects
-// held outside the heap, and what no root reaches.
+// Top renders the leak suspects, the objects and types that retain the
+// most, the objects held outside the heap, and what no root reaches.
 func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error {
 	if f == HTML {
 		return htmlReport(w, "top", []Source{src}, func(w io.Writer) error { return Top(w, JSON, src, t, d) })
@@ -72,21 +76,27 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 			native = append(native, nativeJSON{n.Type, n.Count, n.Excess, n.Retained, ObjectText(g, n.Sample)})
 		}
 		return WriteJSON(w, struct {
-			Snapshot    Source                   `json:"snapshot"`
-			Reachable   uint64                   `json:"reachable_bytes"`
-			Truncated   bool                     `json:"truncated"`
-			ObjTotal    int                      `json:"objects_total"`
-			Objects     []objJSON                `json:"objects"`
-			TypesTotal  int                      `json:"types_total"`
-			Types       []typeJSON               `json:"types"`
-			NativeTotal int                      `json:"held_outside_heap_total"`
-			Native      []nativeJSON             `json:"held_outside_heap"`
-			Unreachable analyze.UnreachableStats `json:"unreachable"`
+			Snapshot     Source                   `json:"snapshot"`
+			Reachable    uint64                   `json:"reachable_bytes"`
+			Truncated    bool                     `json:"truncated"`
+			SuspectShare float64                  `json:"suspect_share"`
+			Suspects     []suspectJSON            `json:"suspects"`
+			ObjTotal     int                      `json:"objects_total"`
+			Objects      []objJSON                `json:"objects"`
+			TypesTotal   int                      `json:"types_total"`
+			Types        []typeJSON               `json:"types"`
+			NativeTotal  int                      `json:"held_outside_heap_total"`
+			Native       []nativeJSON             `json:"held_outside_heap"`
+			Unreachable  analyze.UnreachableStats `json:"unreachable"`
 		}{src, t.Retained(analyze.SuperRoot),
 			len(d.Objects) < d.ObjectsTotal || len(d.Types) < d.TypesTotal || len(d.Native) < d.NativeTotal,
+			d.SuspectShare, suspectsJSON(t, d.Suspects),
 			d.ObjectsTotal, objs, d.TypesTotal, types, d.NativeTotal, native, d.Unreachable})
 	}
 	if err := header(w, f, src); err != nil {
+		return err
+	}
+	if err := suspects(w, f, t, d.SuspectShare, d.Suspects); err != nil {
 		return err
 	}
 	section(w, f, fmt.Sprintf("Objects that retain the most (of %s reachable)", Bytes(t.Retained(analyze.SuperRoot))))

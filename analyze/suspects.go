@@ -1,0 +1,340 @@
+package analyze
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/heapscope/heapscope/heap"
+)
+
+// Eclipse MAT's defaults for [SuspectOptions]: the threshold of its leak
+// suspects report (LeakHunterQuery threshold_percent) and its
+// big_drop_ratio (FindLeaksQuery).
+const (
+	DefaultSuspectShare = 0.10
+	DefaultBigDrop      = 0.7
+)
+
+// SuspectOptions adjusts [Suspects]. The zero value means Eclipse MAT's
+// defaults.
+type SuspectOptions struct {
+	// MinShare is the share of the reachable heap a suspect must retain
+	// more of; 0 means [DefaultSuspectShare].
+	MinShare float64
+	// BigDrop: the search for an accumulation point goes down to the
+	// biggest child while it retains at least this share of its parent;
+	// 0 means [DefaultBigDrop].
+	BigDrop float64
+}
+
+// Suspect is one leak suspect: an object, or a group of objects of one
+// type, that retains a large share of the heap, with the accumulation
+// point below it, where that memory piles up.
+type Suspect struct {
+	// Object is the suspect (for a group, its member that retains the
+	// most); Members lists a group's objects and is nil for a single
+	// object.
+	Object  heap.ObjectID
+	Members []heap.ObjectID
+	// Retained is what the suspect retains, not counting the suspects
+	// found below it (their memory is theirs); for a group, what its
+	// members retain together. Share is Retained over the reachable heap.
+	Retained uint64
+	Share    float64
+	// Point is the accumulation point: the object where the big drop is,
+	// whose children are many small objects. It is None for a group.
+	Point heap.ObjectID
+	// Holder is the container Point belongs to, named as the program
+	// names it: the HashMap whose table array is Point, or Point itself.
+	Holder heap.ObjectID
+	// PointRetained is Point's retained size, without the suspects below.
+	PointRetained uint64
+	// Elements sums what accumulates at Point by type, biggest first (at
+	// most [maxElementGroups]): Point's children, looking through the
+	// entries of containers (the values of a HashMap$Node, the items of
+	// a LinkedList$Node). For a group, the group's own type.
+	Elements []ElementGroup
+}
+
+// ElementGroup is the objects of one type that accumulate at a point.
+type ElementGroup struct {
+	Type     string
+	Count    int
+	Retained uint64
+}
+
+// maxElementGroups bounds Suspect.Elements.
+const maxElementGroups = 10
+
+// maxDescent bounds the search for an accumulation point, as MAT does.
+const maxDescent = 1000
+
+// Suspects finds leak suspects in t as Eclipse MAT's Leak Suspects
+// report does (FindLeaksQuery; the help page "Running Leak Suspect
+// Report"), biggest first: the objects of the dominator tree that retain
+// more than opt.MinShare of the reachable heap, each with its
+// accumulation point, found by going down from the suspect to its
+// biggest child while that child retains at least opt.BigDrop of its
+// parent (MAT's "big drops in the dominator tree").
+//
+// Three things differ from MAT, all so that a suspect names the
+// program's own objects rather than the runtime's. First, where MAT stops
+// at the top of the dominator tree, Suspects goes through what holds
+// several suspects at once: when an accumulation point, or an object on
+// the way down to it, still has children that each retain more than the
+// threshold (the classes a class loader holds, the modules of an
+// interpreter), each child is a suspect of its own, and the object stays
+// a suspect only for what is left over the threshold. Second, when the
+// way down goes through an object with a name ([heap.Graph.Name]: a
+// class), the last such object is the suspect rather than the top (the
+// class whose static field holds the memory, not the class loader above
+// it); what the objects above it retain besides is not reported. Third,
+// the accumulation is described in the terms the program uses: the
+// container around the point (the HashMap around its table array, by the
+// container kinds of [Containers]) and the elements the container's
+// entries hold (the values of a HashMap$Node; see entryKinds), counted
+// by type.
+//
+// As in MAT, the top-level objects that are not suspects on their own are
+// then grouped by type, and a type whose objects together retain more
+// than the threshold is a group suspect (many threads, many objects held
+// outside the heap). Classes and modules the runtime keeps loaded (roots
+// of kind [heap.RootClass] and [heap.RootModule]) are left out of the
+// groups: together they are the program's code, not a leak.
+//
+// Suspects is runtime-neutral but for the container and entry kinds,
+// which it takes from the graph's runtime. It does not modify t.
+func Suspects(t *DomTree, opt SuspectOptions) []Suspect {
+	if opt.MinShare <= 0 {
+		opt.MinShare = DefaultSuspectShare
+	}
+	if opt.BigDrop <= 0 {
+		opt.BigDrop = DefaultBigDrop
+	}
+	total := t.Retained(SuperRoot)
+	s := &suspectFinder{t: t, h: newHolders(t.g), opt: opt,
+		threshold: uint64(opt.MinShare * float64(total))}
+	top := t.Children(SuperRoot)
+	single := 0
+	for _, c := range top {
+		if t.Retained(c) <= s.threshold {
+			break
+		}
+		s.walk(c)
+		single++
+	}
+	s.groups(top[single:])
+	for i := range s.out {
+		s.out[i].Share = float64(s.out[i].Retained) / float64(total)
+	}
+	slices.SortStableFunc(s.out, func(a, b Suspect) int {
+		if c := cmp.Compare(b.Retained, a.Retained); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Object, b.Object)
+	})
+	return s.out
+}
+
+type suspectFinder struct {
+	t         *DomTree
+	h         *holders
+	opt       SuspectOptions
+	threshold uint64
+	out       []Suspect
+}
+
+// walk reports the suspect top, which retains more than the threshold,
+// and the suspects below it: the children of its accumulation point, and
+// of the objects between, that retain more than the threshold too.
+func (s *suspectFinder) walk(top heap.ObjectID) {
+	t := s.t
+	chain, chained := s.descend(top)
+	point := chain[len(chain)-1]
+	// The suspect is the last object with a name on the way down (the
+	// class whose static field holds the accumulation), not the class
+	// loader and the list of classes above it; or top when none has one.
+	named := 0
+	for i, v := range chain {
+		if _, ok := t.g.Name(v); ok {
+			named = i
+		}
+	}
+	var inner, innerAtPoint uint64
+	var below []heap.ObjectID // suspects of their own among the point's children
+	for i, v := range chain {
+		for _, c := range t.Children(v) {
+			if t.Retained(c) <= s.threshold {
+				break
+			}
+			if s.h.isEntry(c) || (i+1 < len(chain) && c == chain[i+1]) ||
+				(chained && v == point && t.g.Type(c) == t.g.Type(point)) {
+				continue
+			}
+			if i >= named {
+				inner += t.Retained(c)
+			}
+			if v == point {
+				innerAtPoint += t.Retained(c)
+				below = append(below, c)
+			}
+			s.walk(c)
+		}
+	}
+	own := t.Retained(chain[named]) - inner
+	if inner > 0 && own <= s.threshold {
+		return // what holds the suspects below is not one itself
+	}
+	sp := Suspect{Object: chain[named], Retained: own, Point: point, Holder: point,
+		PointRetained: t.Retained(point) - innerAtPoint}
+	var cands []heap.ObjectID // the point's dominators, outermost first
+	for p, k := t.Idom(point), 0; p != SuperRoot && p != Unreachable && k < 3; p, k = t.Idom(p), k+1 {
+		cands = append([]heap.ObjectID{p}, cands...)
+	}
+	if c, ok := s.h.containerAround(point, cands); ok {
+		sp.Holder = c
+	}
+	sp.Elements = s.elements(point, chained, below)
+	s.out = append(s.out, sp)
+}
+
+// descend goes down from top to its biggest child while that child
+// retains at least BigDrop of its parent, and returns the objects it went
+// through, top first; the last is the accumulation point. It does not go
+// into a container's entries (whose container is the point), and stops
+// at the head of a linked chain of one type (each node dominating the
+// rest) rather than walking it to its end; chained says so.
+func (s *suspectFinder) descend(top heap.ObjectID) (chain []heap.ObjectID, chained bool) {
+	t, g := s.t, s.t.g
+	chain = []heap.ObjectID{top}
+	v := top
+	run := 0
+	for depth := 0; depth < maxDescent; depth++ {
+		kids := t.kidsOf(v)
+		if len(kids) == 0 {
+			break
+		}
+		c := kids[0]
+		for _, k := range kids[1:] {
+			if cmpRetained(t.retained, uint32(k), uint32(c)) < 0 {
+				c = k
+			}
+		}
+		if s.h.isEntry(c) || float64(t.Retained(c)) < s.opt.BigDrop*float64(t.Retained(v)) {
+			break
+		}
+		if g.Type(c) != g.Type(v) {
+			run = 0
+		} else if run++; run >= chainRun {
+			return chain[:len(chain)-run+1], true
+		}
+		chain = append(chain, c)
+		v = c
+	}
+	return chain, false
+}
+
+// chainRun is how many steps of one type in a row make a linked chain.
+const chainRun = 16
+
+// elements sums the objects that accumulate at point by type: its
+// children but those in skip (suspects of their own), looking through container entries (and the entries chained
+// to them) to the elements they hold, and, when point heads a linked
+// chain, through the chain's nodes to what each holds.
+func (s *suspectFinder) elements(point heap.ObjectID, chained bool, skip []heap.ObjectID) []ElementGroup {
+	t, g, h := s.t, s.t.g, s.h
+	owns := func(entry, v heap.ObjectID) bool { return t.Idom(v) == entry }
+	byType := map[heap.TypeID]*ElementGroup{}
+	add := func(x heap.ObjectID) {
+		ty := g.Type(x)
+		e := byType[ty]
+		if e == nil {
+			e = &ElementGroup{Type: g.TypeName(ty)}
+			byType[ty] = e
+		}
+		e.Count++
+		e.Retained += t.Retained(x)
+	}
+	stack := append([]heap.ObjectID(nil), t.kidsOf(point)...)
+	pointType := g.Type(point)
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if slices.Contains(skip, x) {
+			continue
+		}
+		switch {
+		case h.isEntry(x):
+			if k := h.entryOf[g.Type(x)]; k.Value != "" || k.Key != "" {
+				if el := h.element(x, owns); el != heap.None {
+					add(el)
+				} else {
+					add(x)
+				}
+			}
+			for _, c := range t.kidsOf(x) {
+				if h.isEntry(c) {
+					stack = append(stack, c)
+				}
+			}
+		case chained && g.Type(x) == pointType:
+			stack = append(stack, t.kidsOf(x)...)
+		default:
+			add(x)
+		}
+	}
+	out := make([]ElementGroup, 0, len(byType))
+	for _, e := range byType {
+		out = append(out, *e)
+	}
+	slices.SortFunc(out, func(a, b ElementGroup) int {
+		return cmp.Or(cmp.Compare(b.Retained, a.Retained), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Type, b.Type))
+	})
+	if len(out) > maxElementGroups {
+		out = out[:maxElementGroups]
+	}
+	return out
+}
+
+// kidsOf returns the objects id immediately dominates, unsorted: a view
+// of the tree's arrays.
+func (t *DomTree) kidsOf(id heap.ObjectID) []heap.ObjectID {
+	i := t.index(id)
+	return u32ids(t.kids[t.kidStart[i]:t.kidStart[i+1]])
+}
+
+// groups adds the group suspects among the top-level objects that are
+// not suspects on their own.
+func (s *suspectFinder) groups(rest []heap.ObjectID) {
+	t, g := s.t, s.t.g
+	code := newBitset(g.NumObjects())
+	for _, r := range g.Roots() {
+		if r.Kind == heap.RootClass || r.Kind == heap.RootModule {
+			code.set(uint32(r.Object))
+		}
+	}
+	byType := map[heap.TypeID]*Suspect{}
+	var order []heap.TypeID
+	for _, x := range rest {
+		if code.has(uint32(x)) {
+			continue
+		}
+		ty := g.Type(x)
+		sp := byType[ty]
+		if sp == nil {
+			sp = &Suspect{Object: x, Point: heap.None, Holder: heap.None}
+			byType[ty] = sp
+			order = append(order, ty)
+		}
+		sp.Members = append(sp.Members, x)
+		sp.Retained += t.Retained(x)
+	}
+	for _, ty := range order {
+		sp := byType[ty]
+		if sp.Retained <= s.threshold || len(sp.Members) < 2 {
+			continue
+		}
+		sp.Elements = []ElementGroup{{Type: g.TypeName(ty), Count: len(sp.Members), Retained: sp.Retained}}
+		s.out = append(s.out, *sp)
+	}
+}

@@ -1,0 +1,176 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+)
+
+// SuspectRow is a leak suspect with what shows where it is: the shortest
+// path to its holder (a single object), or its members' merged paths,
+// biggest first (a group).
+type SuspectRow struct {
+	analyze.Suspect
+	Path   analyze.Path
+	Groups []analyze.PathGroup
+}
+
+// suspectJSON is a leak suspect as JSON shows it.
+type suspectJSON struct {
+	Text     string             `json:"text"`
+	Retained uint64             `json:"retained_bytes"`
+	Share    float64            `json:"share"`
+	Suspect  objectJSON         `json:"suspect"`
+	Members  int                `json:"members,omitempty"`
+	Point    *objectJSON        `json:"accumulation_point,omitempty"`
+	PointRet uint64             `json:"accumulated_bytes,omitempty"`
+	Holder   *objectJSON        `json:"holder,omitempty"`
+	Place    string             `json:"place,omitempty"`
+	Elements []elementGroupJSON `json:"elements"`
+	Path     string             `json:"path,omitempty"`
+}
+
+type elementGroupJSON struct {
+	Type     string `json:"type"`
+	Count    int    `json:"count"`
+	Retained uint64 `json:"retained_bytes"`
+}
+
+func suspectsJSON(t *analyze.DomTree, rows []SuspectRow) []suspectJSON {
+	out := []suspectJSON{}
+	for _, r := range rows {
+		j := suspectJSON{Text: SuspectText(t.Graph(), r), Retained: r.Retained, Share: r.Share,
+			Suspect: objToJSON(t, r.Object), Elements: []elementGroupJSON{}, Path: suspectPath(r)}
+		if r.Members != nil {
+			j.Members = len(r.Members)
+		}
+		if r.Point != heap.None {
+			p, h := objToJSON(t, r.Point), objToJSON(t, r.Holder)
+			j.Point, j.PointRet, j.Holder, j.Place = &p, r.PointRetained, &h, PlaceText(r.Path)
+		}
+		for _, e := range r.Elements {
+			j.Elements = append(j.Elements, elementGroupJSON(e))
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// SuspectText says in one line where a suspect's memory accumulates, in
+// the program's terms: "900 app.Session in java.util.HashMap at class
+// app.Cache.SESSIONS" (the biggest element group, the holder and where
+// the holder is), or for a group "50 java.lang.Thread, held separately".
+func SuspectText(g *heap.Graph, r SuspectRow) string {
+	if r.Point == heap.None {
+		if len(r.Elements) == 0 {
+			return ObjectText(g, r.Object)
+		}
+		e := r.Elements[0]
+		return Count(e.Count) + " " + e.Type + ", held separately"
+	}
+	holder := objectLabel(g, r.Holder)
+	if _, named := g.Name(r.Holder); !named {
+		if place := PlaceText(r.Path); place != "" {
+			holder += " at " + place
+		} else if len(r.Path.Steps) == 1 {
+			holder += " (" + rootText(r.Path.RootKind, r.Path.RootName) + ")"
+		}
+	}
+	if len(r.Elements) == 0 {
+		return holder
+	}
+	e := r.Elements[0]
+	return Count(e.Count) + " " + e.Type + " in " + holder
+}
+
+// PlaceText says where the last object of a path is, as an expression a
+// programmer would write: the object that holds it (by its name, such as
+// "class app.Cache", or its type, or the root's description when the
+// root holds it) and the field or index it is held by: "class
+// app.Cache.SESSIONS", "module app.cache", "app.Service.cache",
+// "java.lang.Object[][3]". It is "" for a root object.
+func PlaceText(p analyze.Path) string {
+	n := len(p.Steps)
+	if n < 2 {
+		return ""
+	}
+	edge := p.Steps[n-1].Edge
+	k := n - 2
+	// Through a namespace (a Python module's or instance's __dict__) to
+	// the object whose attribute it is.
+	if k > 0 && p.Steps[k].Edge == "__dict__" && strings.HasPrefix(edge, ".") {
+		k--
+	}
+	st := p.Steps[k]
+	anchor := stepLabel(st.Type, st.Name)
+	if root := rootText(p.RootKind, p.RootName); k == 0 && st.Name == "" && strings.HasPrefix(root, st.Type+" ") {
+		anchor = root // "module app"
+	}
+	switch {
+	case edge == "":
+		return anchor
+	case strings.HasPrefix(edge, ".") || strings.HasPrefix(edge, "["):
+		return anchor + edge
+	}
+	return anchor + "." + edge
+}
+
+// suspectPath is the path text a suspect shows: the holder's shortest
+// path, or the merged path of most of a group's members.
+func suspectPath(r SuspectRow) string {
+	if r.Point != heap.None {
+		if len(r.Path.Steps) == 0 {
+			return ""
+		}
+		return PathText(r.Path)
+	}
+	if len(r.Groups) == 0 {
+		return ""
+	}
+	s := SignatureText(r.Groups[0])
+	if len(r.Groups) > 1 {
+		s += fmt.Sprintf(" (%s of them; %s more paths)", Count(r.Groups[0].Count), Count(len(r.Groups)-1))
+	}
+	return s
+}
+
+// suspects renders the leak-suspects section of top.
+func suspects(w io.Writer, f Format, t *analyze.DomTree, share float64, rows []SuspectRow) error {
+	g := t.Graph()
+	section(w, f, fmt.Sprintf("Leak suspects (each retains over %s of the %s reachable; where that memory accumulates)",
+		percent(share), Bytes(t.Retained(analyze.SuperRoot))))
+	if len(rows) == 0 {
+		_, err := fmt.Fprintf(w, "no object retains over %s of the reachable heap\n", percent(share))
+		return err
+	}
+	if f == Markdown {
+		tb := Table{Columns: []Column{{"#", true}, {"retained", true}, {"share", true}, {"accumulated", false}, {"suspect", false}, {"held by", false}}}
+		for i, r := range rows {
+			tb.Add(fmt.Sprint(i+1), Bytes(r.Retained), percent(r.Share), SuspectText(g, r), ObjectText(g, r.Object), suspectPath(r))
+		}
+		return tb.Write(w, f)
+	}
+	for i, r := range rows {
+		if r.Point == heap.None {
+			fmt.Fprintf(w, "#%d  %s, %s (%s)\n", i+1, SuspectText(g, r), Bytes(r.Retained), percent(r.Share))
+			fmt.Fprintf(w, "    e.g.     %s\n", ObjectText(g, r.Object))
+		} else {
+			fmt.Fprintf(w, "#%d  %s, %s\n", i+1, SuspectText(g, r), Bytes(r.PointRetained))
+			fmt.Fprintf(w, "    suspect  %s retains %s (%s)\n", ObjectText(g, r.Object), Bytes(r.Retained), percent(r.Share))
+		}
+		if p := suspectPath(r); p != "" {
+			if _, err := fmt.Fprintf(w, "    held by  %s\n", p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// percent formats a share: "25.3%".
+func percent(x float64) string {
+	return fmt.Sprintf("%.1f%%", 100*x)
+}
