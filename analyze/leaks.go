@@ -37,6 +37,14 @@ type LeakFinding struct {
 	// Counts is how many objects of the finding's type its path held in
 	// baseline, target and final; set when Scaling.
 	Counts []int `json:"counts,omitempty"`
+	// Element is the type of what the leaked objects hold when they are
+	// a container's entries (the values of HashMap$Nodes), the objects
+	// the program put in; "" when they are no entries.
+	Element string `json:"element,omitempty"`
+	// Holder is the index in Sample.Steps of the container that holds
+	// the leaked objects (the HashMap whose table holds the nodes), -1
+	// when the path shows none.
+	Holder int `json:"holder"`
 }
 
 // LeakReport is the verdict of the three-snapshot rule.
@@ -96,6 +104,8 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	}
 	fin := pathsOf(final)
 	tree, paths := fin.t, fin.r
+	hold := newHolders(final)
+	owns := func(entry, v heap.ObjectID) bool { return tree.Idom(v) == entry }
 
 	var groups []PathGroup
 	growth := map[int]int{}
@@ -106,7 +116,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		// Group only the leaked objects no other leaked object dominates:
 		// the rest are part of their retained sizes, not findings of
 		// their own.
-		top, _ := TopMost(tree, leaked)
+		top := withChained(tree, leaked)
 		rep.Held = len(leaked) - len(top)
 		groups, rep.Unreached = MergePaths(paths, tree, top)
 	}
@@ -134,6 +144,11 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		if n := len(grp.Signature); n > 0 {
 			f.Type = grp.Signature[n-1].Type
 		}
+		var el heap.ObjectID
+		f.Holder, el = hold.holding(grp.Sample.Steps, owns)
+		if n := len(grp.Sample.Steps); n > 0 && el != heap.None && el != grp.Sample.Steps[n-1].Object {
+			f.Element = final.TypeName(final.Type(el))
+		}
 		f.Bytes = groupBytes(final, paths, grp)
 		if r := MatchNoise(rules, rep.Runtime, grp); r != nil {
 			rep.Suppressed++
@@ -146,6 +161,39 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		rep.Findings = append(rep.Findings, f)
 	}
 	return rep
+}
+
+// withChained returns the members of set that no other member dominates
+// ([TopMost]), and with them the members that are container entries held
+// by an entry of their own type in set (the nodes chained to a bucket's
+// first node): they are elements of the same container, and with their
+// signatures equal (see [MergePaths]) they count in the same finding,
+// whose retained size already holds them.
+func withChained(t *DomTree, set []heap.ObjectID) []heap.ObjectID {
+	top, _ := TopMost(t, set)
+	entry := entryTypes(t.g)
+	if entry == nil {
+		return top
+	}
+	in := newBitset(t.g.NumObjects())
+	for _, x := range set {
+		in.set(uint32(x))
+	}
+	isTop := newBitset(t.g.NumObjects())
+	for _, x := range top {
+		isTop.set(uint32(x))
+	}
+	for _, x := range set {
+		ty := t.g.Type(x)
+		if isTop.has(uint32(x)) || !entry[ty] {
+			continue
+		}
+		if p := t.Idom(x); p != SuperRoot && p != Unreachable && in.has(uint32(p)) && t.g.Type(p) == ty {
+			isTop.set(uint32(x)) // once: set may list x twice
+			top = append(top, x)
+		}
+	}
+	return top
 }
 
 // survivors returns the objects of final that are new in target (absent
@@ -269,7 +317,7 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 			rep.New += n - gb[k]
 		}
 	}
-	top, _ := TopMost(tree, kept)
+	top := withChained(tree, kept)
 	rep.Held = len(kept) - len(top)
 	groups, _ := MergePaths(paths, tree, top)
 	growth := map[int]int{}

@@ -176,3 +176,48 @@ func TestLeaksScaling(t *testing.T) {
 		t.Errorf("NotScaling = %d, want 1", scaled.NotScaling)
 	}
 }
+
+// javaMapHeap is a Java heap after n requests, each of which put an
+// app.Session in the static HashMap app.Cache.SESSIONS; every third node
+// is chained to the one before it in its bucket, as colliding keys are.
+func javaMapHeap(t *testing.T, n int) *heap.Graph {
+	var b strings.Builder
+	b.WriteString("runtime java\nroot class cls sticky class\n")
+	b.WriteString("cls java.lang.Class 100 -> SESSIONS=map\nname cls class app.Cache\n")
+	b.WriteString("map java.util.HashMap 48 -> table=tab\n")
+	var slots []string
+	for i := 0; i < n; i++ {
+		next := ""
+		if i%3 == 0 && i+1 < n {
+			next = fmt.Sprintf(" next=n%d", i+1)
+		}
+		if i%3 != 1 {
+			slots = append(slots, fmt.Sprintf("[%d]=n%d", i, i))
+		}
+		fmt.Fprintf(&b, "n%d java.util.HashMap$Node 32 -> key=k%d value=v%d%s\n", i, i, i, next)
+		fmt.Fprintf(&b, "k%d java.lang.String 24\nv%d app.Session 40\n", i, i)
+	}
+	fmt.Fprintf(&b, "tab java.util.HashMap$Node[] 272 -> %s\n", strings.Join(slots, " "))
+	return heaptest.MustParse(t, b.String())
+}
+
+// TestLeaksJavaMapEntries: without object identities (HPROF), a static
+// map that grows is one finding that counts every node, the chained ones
+// too, names the sessions the nodes hold, and points at the map.
+func TestLeaksJavaMapEntries(t *testing.T) {
+	rep := analyze.Leaks(javaMapHeap(t, 10), javaMapHeap(t, 20), javaMapHeap(t, 30), analyze.LeakOptions{})
+	if rep.Mode != analyze.IdentityNone || len(rep.Findings) != 1 {
+		t.Fatalf("mode %s, findings %+v; want one finding without identities", rep.Mode, rep.Findings)
+	}
+	f := rep.Findings[0]
+	if f.Type != "java.util.HashMap$Node" || f.Element != "app.Session" || f.Count != 30 || f.Growth != 20 {
+		t.Errorf("finding %s (element %s) x%d, grew by %d; want 30 java.util.HashMap$Node holding app.Session, grew by 20",
+			f.Type, f.Element, f.Count, f.Growth)
+	}
+	if f.Holder < 0 || f.Sample.Steps[f.Holder].Type != "java.util.HashMap" || f.Sample.Steps[f.Holder-1].Name != "class app.Cache" {
+		t.Errorf("holder %d in %+v, want the HashMap held by class app.Cache", f.Holder, f.Sample.Steps)
+	}
+	if want := uint64(30 * (32 + 24 + 40)); f.Retained != want {
+		t.Errorf("retained %d, want %d (every node with its key and value, once)", f.Retained, want)
+	}
+}

@@ -50,7 +50,10 @@ type PathGroup struct {
 //   - a run of equal steps becomes one step, whatever its length, so
 //     what hangs off every node of a linked list or bucket chain falls
 //     in one group; the step is marked Repeated when some member's run
-//     was longer than one.
+//     was longer than one. Steps through a container's entries of one
+//     type (a HashMap$Node and the nodes chained to it by "next"; see
+//     entryKinds) are equal whatever their edge names, so a bucket's
+//     first node and the nodes after it fall in one group.
 //
 // Attribute names stay, so two caches in different fields of one object
 // stay apart. Objects no path reaches are counted in unreached. t may
@@ -71,7 +74,9 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 	idx := map[string]int{}
 	var keys []string
 	var samples []heap.ObjectID
+	entry := entryTypes(g)
 	var up []SigStep // the path from the target up, uncollapsed
+	var upEntry []bool
 	var sig []SigStep
 	var key []byte
 	for _, id := range objs {
@@ -79,7 +84,7 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 			unreached++
 			continue
 		}
-		up = up[:0]
+		up, upEntry = up[:0], upEntry[:0]
 		var root heap.Label
 		for v := id; ; {
 			p, l := r.Parent(v)
@@ -87,13 +92,14 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 			if v != id {
 				st.Name, _ = g.Name(v)
 			}
+			isEntry := entry != nil && entry[g.Type(v)]
 			if p == SuperRoot {
-				up = append(up, st)
+				up, upEntry = append(up, st), append(upEntry, isEntry)
 				root = l
 				break
 			}
 			st.Edge = r.edgeKey(l)
-			up = append(up, st)
+			up, upEntry = append(up, st), append(upEntry, isEntry)
 			v = p
 		}
 		kind, name := r.rootOf(root)
@@ -102,7 +108,8 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 		key = append(key, name...)
 		for i := len(up) - 1; i >= 0; i-- {
 			st := up[i]
-			if k := len(sig) - 1; k >= 0 && sig[k].Type == st.Type && sig[k].Name == st.Name && sig[k].Edge == st.Edge {
+			if k := len(sig) - 1; k >= 0 && sig[k].Type == st.Type && sig[k].Name == st.Name &&
+				(sig[k].Edge == st.Edge || (upEntry[i] && upEntry[i+1])) {
 				sig[k].Repeated = true
 				continue
 			}

@@ -10,7 +10,11 @@ import (
 
 // findingJSON is one leak finding as JSON shows it.
 type findingJSON struct {
+	Text      string   `json:"text"`
 	Type      string   `json:"type"`
+	Element   string   `json:"element,omitempty"`
+	Holder    string   `json:"holder,omitempty"`
+	Place     string   `json:"place,omitempty"`
 	Count     int      `json:"count"`
 	Retained  uint64   `json:"retained_bytes"`
 	Bytes     uint64   `json:"shallow_bytes"`
@@ -26,9 +30,18 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 	out := []findingJSON{}
 	for _, f := range fs {
 		j := findingJSON{
-			Type: f.Type, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
+			Text: FindingText(f), Type: f.Type, Element: f.Element, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
 			Growth: f.Growth, Noise: f.Noise, Counts: f.Counts, Path: SignatureText(f.PathGroup),
 			Sample: pathToJSON(g, f.Sample),
+		}
+		if f.Holder >= 0 && f.Holder < len(f.Sample.Steps) {
+			st := f.Sample.Steps[f.Holder]
+			j.Holder = stepLabel(st.Type, st.Name)
+			if st.Name == "" {
+				j.Place = PlaceText(holderPath(f))
+			}
+		} else {
+			j.Place = PlaceText(f.Sample)
 		}
 		for _, s := range f.Signature {
 			j.Signature = append(j.Signature, s.Edge+" "+stepLabel(s.Type, s.Name))
@@ -36,6 +49,38 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 		out = append(out, j)
 	}
 	return out
+}
+
+// holderPath is the part of a finding's sample path that leads to its
+// holder.
+func holderPath(f analyze.LeakFinding) analyze.Path {
+	p := f.Sample
+	p.Steps = p.Steps[:f.Holder+1]
+	return p
+}
+
+// FindingText says in one line what leaked and where, in the program's
+// terms: "900 app.Session in java.util.HashMap at class
+// app.Cache.SESSIONS" (the elements of a container's entries, the
+// container and where it is), or "1 list at module app.log".
+func FindingText(f analyze.LeakFinding) string {
+	what := f.Type
+	if f.Element != "" {
+		what = f.Element
+	}
+	s := Count(f.Count) + " " + what
+	if f.Holder >= 0 && f.Holder < len(f.Sample.Steps) {
+		st := f.Sample.Steps[f.Holder]
+		s += " in " + stepLabel(st.Type, st.Name)
+		if place := PlaceText(holderPath(f)); place != "" && st.Name == "" {
+			s += " at " + place
+		}
+		return s
+	}
+	if place := PlaceText(f.Sample); place != "" {
+		s += " at " + place
+	}
+	return s
 }
 
 // Leaks renders the verdict of the three-snapshot rule. final is the
@@ -86,9 +131,9 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		return err
 	}
 	if f == Markdown {
-		t := Table{Columns: []Column{{"#", true}, {"retained", true}, {"count", true}, {"type", false}, {"held by", false}}}
+		t := Table{Columns: []Column{{"#", true}, {"retained", true}, {"leaked", false}, {"held by", false}}}
 		for i, x := range shown {
-			t.Add(fmt.Sprint(i+1), Bytes(x.Retained), Count(x.Count), x.Type+noiseMark(x), SignatureText(x.PathGroup))
+			t.Add(fmt.Sprint(i+1), Bytes(x.Retained), FindingText(x)+noiseMark(x), SignatureText(x.PathGroup))
 		}
 		if err := t.Write(w, f); err != nil {
 			return err
@@ -100,8 +145,12 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		if x.Growth > 0 {
 			grew = fmt.Sprintf(", grew by %s", Count(x.Growth))
 		}
-		fmt.Fprintf(w, "\n#%d  %s x %s  retained %s  (shallow %s%s)%s\n", i+1, x.Type, Count(x.Count),
-			Bytes(x.Retained), Bytes(x.Bytes), grew, noiseMark(x))
+		entries := ""
+		if x.Element != "" {
+			entries = Count(x.Count) + " " + x.Type + ", "
+		}
+		fmt.Fprintf(w, "\n#%d  %s  retained %s  (%sshallow %s%s)%s\n", i+1, FindingText(x),
+			Bytes(x.Retained), entries, Bytes(x.Bytes), grew, noiseMark(x))
 		io.WriteString(w, wrapSteps("    held by  ", signatureSteps(x.PathGroup), widthOf(w)))
 		if _, err := io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(x.Sample), widthOf(w))); err != nil {
 			return err
