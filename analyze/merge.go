@@ -74,53 +74,14 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 	idx := map[string]int{}
 	var keys []string
 	var samples []heap.ObjectID
-	entry := entryTypes(g)
-	var up []SigStep // the path from the target up, uncollapsed
-	var upEntry []bool
-	var sig []SigStep
-	var key []byte
+	sg := newSigner(r)
 	for _, id := range objs {
 		if int(id) >= g.NumObjects() || !r.Reached(id) {
 			unreached++
 			continue
 		}
-		up, upEntry = up[:0], upEntry[:0]
-		var root heap.Label
-		for v := id; ; {
-			p, l := r.Parent(v)
-			st := SigStep{Type: g.TypeName(g.Type(v))}
-			if v != id {
-				st.Name, _ = g.Name(v)
-			}
-			isEntry := entry != nil && entry[g.Type(v)]
-			if p == SuperRoot {
-				up, upEntry = append(up, st), append(upEntry, isEntry)
-				root = l
-				break
-			}
-			st.Edge = r.edgeKey(l)
-			up, upEntry = append(up, st), append(upEntry, isEntry)
-			v = p
-		}
-		kind, name := r.rootOf(root)
-		sig = sig[:0]
-		key = append(key[:0], byte(kind))
-		key = append(key, name...)
-		for i := len(up) - 1; i >= 0; i-- {
-			st := up[i]
-			if k := len(sig) - 1; k >= 0 && sig[k].Type == st.Type && sig[k].Name == st.Name &&
-				(sig[k].Edge == st.Edge || (upEntry[i] && upEntry[i+1])) {
-				sig[k].Repeated = true
-				continue
-			}
-			sig = append(sig, st)
-			key = append(key, 0)
-			key = append(key, st.Type...)
-			key = append(key, 2)
-			key = append(key, st.Name...)
-			key = append(key, 1)
-			key = append(key, st.Edge...)
-		}
+		kind, name := sg.sign(id)
+		sig, key := sg.sig, sg.key
 		i, ok := idx[string(key)]
 		if !ok {
 			i = len(groups)
@@ -168,8 +129,66 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 // signature returns the collapsed signature of id's shortest path, which
 // must exist, and its root, as MergePaths computes them.
 func (r *Retainers) signature(id heap.ObjectID) ([]SigStep, heap.RootKind, string) {
-	groups, _ := MergePaths(r, nil, []heap.ObjectID{id})
-	return groups[0].Signature, groups[0].RootKind, groups[0].RootName
+	sg := newSigner(r)
+	kind, name := sg.sign(id)
+	return slices.Clone(sg.sig), kind, name
+}
+
+// signer computes the signatures of shortest paths (see [MergePaths]),
+// reusing its buffers from one object to the next.
+type signer struct {
+	r       *Retainers
+	up      []SigStep // the path from the target up, uncollapsed
+	upEntry []bool
+	sig     []SigStep // the last signature
+	key     []byte    // and its key: root kind and name, then the steps
+}
+
+func newSigner(r *Retainers) *signer { return &signer{r: r} }
+
+// sign computes the collapsed signature of id's shortest path, which must
+// exist, into s.sig and s.key (valid until the next call), and returns
+// its root's kind and description.
+func (s *signer) sign(id heap.ObjectID) (heap.RootKind, string) {
+	r, g := s.r, s.r.g
+	s.up, s.upEntry = s.up[:0], s.upEntry[:0]
+	var root heap.Label
+	for v := id; ; {
+		p, l := r.Parent(v)
+		st := SigStep{Type: g.TypeName(g.Type(v))}
+		if v != id {
+			st.Name, _ = g.Name(v)
+		}
+		isEntry := r.entry != nil && r.entry[g.Type(v)]
+		if p == SuperRoot {
+			s.up, s.upEntry = append(s.up, st), append(s.upEntry, isEntry)
+			root = l
+			break
+		}
+		st.Edge = r.edgeKey(l)
+		s.up, s.upEntry = append(s.up, st), append(s.upEntry, isEntry)
+		v = p
+	}
+	kind, name := r.rootOf(root)
+	s.sig = s.sig[:0]
+	s.key = append(s.key[:0], byte(kind))
+	s.key = append(s.key, name...)
+	for i := len(s.up) - 1; i >= 0; i-- {
+		st := s.up[i]
+		if k := len(s.sig) - 1; k >= 0 && s.sig[k].Type == st.Type && s.sig[k].Name == st.Name &&
+			(s.sig[k].Edge == st.Edge || (s.upEntry[i] && s.upEntry[i+1])) {
+			s.sig[k].Repeated = true
+			continue
+		}
+		s.sig = append(s.sig, st)
+		s.key = append(s.key, 0)
+		s.key = append(s.key, st.Type...)
+		s.key = append(s.key, 2)
+		s.key = append(s.key, st.Name...)
+		s.key = append(s.key, 1)
+		s.key = append(s.key, st.Edge...)
+	}
+	return kind, name
 }
 
 // edgeKey is the collapsed name of an edge label, without formatting

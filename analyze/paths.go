@@ -26,13 +26,14 @@ type Retainers struct {
 	parent []uint32     // object -> previous object, SuperRoot or Unreachable
 	via    []heap.Label // the edge from the parent; for root objects, their index in roots
 	roots  []heap.Root  // g.Roots() then the extra roots
+	entry  []bool       // by type: a container's entry type (see entryKinds); nil when none
 }
 
 // ShortestPaths searches g breadth-first from the super-root over
 // retaining edges (see [Dominators]; Weak edges too if opt.IncludeWeak).
 func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 	n := g.NumObjects()
-	r := &Retainers{g: g, parent: make([]uint32, n), via: make([]heap.Label, n)}
+	r := &Retainers{g: g, parent: make([]uint32, n), via: make([]heap.Label, n), entry: entryTypes(g)}
 	for i := range r.parent {
 		r.parent[i] = uint32(Unreachable)
 	}
