@@ -114,16 +114,21 @@ func Suspects(t *DomTree, opt SuspectOptions) []Suspect {
 	total := t.Retained(SuperRoot)
 	s := &suspectFinder{t: t, h: newHolders(t.g), opt: opt,
 		threshold: uint64(opt.MinShare * float64(total))}
-	top := t.Children(SuperRoot)
-	single := 0
-	for _, c := range top {
-		if t.Retained(c) <= s.threshold {
-			break
+	// The top level of the tree can hold most objects: sort only the few
+	// that retain more than the threshold.
+	var big, rest []heap.ObjectID
+	for _, c := range t.kidsOf(SuperRoot) {
+		if t.Retained(c) > s.threshold {
+			big = append(big, c)
+		} else {
+			rest = append(rest, c)
 		}
-		s.walk(c)
-		single++
 	}
-	s.groups(top[single:])
+	slices.SortFunc(big, func(a, b heap.ObjectID) int { return cmpRetained(t.retained, uint32(a), uint32(b)) })
+	for _, c := range big {
+		s.walk(c)
+	}
+	s.groups(rest)
 	for i := range s.out {
 		s.out[i].Share = float64(s.out[i].Retained) / float64(total)
 	}

@@ -62,14 +62,15 @@ func suspectsJSON(t *analyze.DomTree, rows []SuspectRow) []suspectJSON {
 // SuspectText says in one line where a suspect's memory accumulates, in
 // the program's terms: "900 app.Session in java.util.HashMap at class
 // app.Cache.SESSIONS" (the biggest element group, the holder and where
-// the holder is), or for a group "50 java.lang.Thread, held separately".
+// the holder is), or for a group "50 java.lang.Thread, held by no single
+// object".
 func SuspectText(g *heap.Graph, r SuspectRow) string {
 	if r.Point == heap.None {
 		if len(r.Elements) == 0 {
 			return ObjectText(g, r.Object)
 		}
 		e := r.Elements[0]
-		return Count(e.Count) + " " + e.Type + ", held separately"
+		return Count(e.Count) + " " + e.Type + ", held by no single object"
 	}
 	holder := objectLabel(g, r.Holder)
 	if _, named := g.Name(r.Holder); !named {
