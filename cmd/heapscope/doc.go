@@ -21,9 +21,11 @@ What is there, and what grew:
 
 Why it stays alive, and what is wasted:
 
-	top SNAPSHOT                objects and types that retain the most, with
-	                            their dominators; objects held outside the
-	                            heap (Python); what no root reaches
+	top SNAPSHOT                leak suspects (what retains over 10% of the
+	                            heap, and where it accumulates); objects and
+	                            types that retain the most, with their
+	                            dominators; objects held outside the heap
+	                            (Python); what no root reaches
 	tree SNAPSHOT               the dominator tree (--depth N, --min-size 1M,
 	                            --from 0xADDR)
 	why SNAPSHOT SELECTOR       shortest paths from the roots to the selected
