@@ -88,7 +88,9 @@ const maxDescent = 1000
 // way down goes through an object with a name ([heap.Graph.Name]: a
 // class), the last such object is the suspect rather than the top (the
 // class whose static field holds the memory, not the class loader above
-// it); what the objects above it retain besides is not reported. Third,
+// it); what the objects above it retain besides is not reported. The
+// objects a reader made up ([heap.FlagSynthetic]: V8's root and its
+// sub-roots) are never suspects, only gone through. Third,
 // the accumulation is described in the terms the program uses: the
 // container around the point (the HashMap around its table array, by the
 // container kinds of [Containers]) and the elements the container's
@@ -158,12 +160,25 @@ func (s *suspectFinder) walk(top heap.ObjectID) {
 	point := chain[len(chain)-1]
 	// The suspect is the last object with a name on the way down (the
 	// class whose static field holds the accumulation), not the class
-	// loader and the list of classes above it; or top when none has one.
-	named := 0
+	// loader and the list of classes above it; when none has a name, the
+	// first object the reader did not make up (not V8's synthetic root).
+	named := -1
 	for i, v := range chain {
 		if _, ok := t.g.Name(v); ok {
 			named = i
 		}
+	}
+	for i, v := range chain {
+		if named >= 0 {
+			break
+		}
+		if t.g.Flags(v)&heap.FlagSynthetic == 0 {
+			named = i
+		}
+	}
+	runtimeOnly := named < 0 // every object on the way is synthetic
+	if runtimeOnly {
+		named = 0
 	}
 	var inner, innerAtPoint uint64
 	var below []heap.ObjectID // suspects of their own among the point's children
@@ -187,7 +202,7 @@ func (s *suspectFinder) walk(top heap.ObjectID) {
 		}
 	}
 	own := t.Retained(chain[named]) - inner
-	if inner > 0 && own <= s.threshold {
+	if runtimeOnly || (inner > 0 && own <= s.threshold) {
 		return // what holds the suspects below is not one itself
 	}
 	sp := Suspect{Object: chain[named], Retained: own, Point: point, Holder: point,
@@ -321,7 +336,7 @@ func (s *suspectFinder) groups(rest []heap.ObjectID) {
 	byType := map[heap.TypeID]*Suspect{}
 	var order []heap.TypeID
 	for _, x := range rest {
-		if code.has(uint32(x)) {
+		if code.has(uint32(x)) || g.Flags(x)&heap.FlagSynthetic != 0 {
 			continue
 		}
 		ty := g.Type(x)

@@ -265,3 +265,43 @@ func TestSuspectsRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestSuspectsSynthetic: V8's synthetic root dominates the page, and its
+// synthetic sub-roots hold the VM's own objects. Neither is a suspect:
+// the global object holding a Map of contexts is, with the Map's table as
+// its accumulation point; what the sub-roots hold is not reported.
+func TestSuspectsSynthetic(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`runtime v8
+root vm r (root)
+r (synthetic) 0 -> [1]=gc [2]=global
+flags r synthetic
+gc (synthetic) 0 -> [1]=h1 [2]=h2 [3]=h3
+flags gc synthetic
+h1 (synthetic) 0 -> s1
+flags h1 synthetic
+h2 (synthetic) 0 -> s2
+flags h2 synthetic
+h3 (synthetic) 0 -> s3
+flags h3 synthetic
+s1 (string) 3000
+s2 (string) 3000
+s3 (string) 3000
+global Window 100 -> contexts=m
+m Map 40 -> table=tab
+`)
+	var slots []string
+	for i := 0; i < 30; i++ {
+		slots = append(slots, fmt.Sprintf("%d=k%d %d=c%d", 3*i+3, i, 3*i+4, i))
+		fmt.Fprintf(&b, "k%d (string) 20\nc%d RequestContext 1000\n", i, i)
+	}
+	fmt.Fprintf(&b, "tab (array) 500 -> %s\n", strings.Join(slots, " "))
+	g, _, s := oneSuspect(t, b.String())
+	if g.TypeName(g.Type(s.Object)) != "Window" || g.TypeName(g.Type(s.Holder)) != "Map" || g.TypeName(g.Type(s.Point)) != "(array)" {
+		t.Errorf("suspect %s, holder %s, point %s; want the Window, the Map, its table",
+			g.TypeName(g.Type(s.Object)), g.TypeName(g.Type(s.Holder)), g.TypeName(g.Type(s.Point)))
+	}
+	if len(s.Elements) == 0 || s.Elements[0] != (ElementGroup{"RequestContext", 30, 30000}) {
+		t.Errorf("elements %+v, want 30 RequestContext first", s.Elements)
+	}
+}

@@ -115,6 +115,8 @@ func PlaceText(p analyze.Path) string {
 		return anchor
 	case strings.HasPrefix(edge, ".") || strings.HasPrefix(edge, "["):
 		return anchor + edge
+	case strings.Trim(edge, "0123456789") == "":
+		return anchor + "[" + edge + "]" // V8 names element slots by number
 	}
 	return anchor + "." + edge
 }
