@@ -83,6 +83,7 @@ func TestJavaTop(t *testing.T) {
 		p, _ := paths.Path(id)
 		d.Objects = append(d.Objects, report.TopObject{Object: id, Chain: analyze.DominatorChain(tree, id), Path: p})
 	}
+	d.ObjectsTotal = tree.NumReachable()
 	d.Types = analyze.RetainedByType(tree)[:4]
 	d.TypesTotal = g.NumTypes()
 	src := source(g, "app.hprof")

@@ -43,7 +43,7 @@ func suspectsJSON(t *analyze.DomTree, rows []SuspectRow) []suspectJSON {
 	out := []suspectJSON{}
 	for _, r := range rows {
 		j := suspectJSON{Text: SuspectText(t.Graph(), r), Retained: r.Retained, Share: r.Share,
-			Suspect: objToJSON(t, r.Object), Elements: []elementGroupJSON{}, Path: suspectPath(r)}
+			Suspect: objToJSON(t, r.Object), Elements: []elementGroupJSON{}, Path: strings.Join(suspectPath(r), pathSep)}
 		if r.Members != nil {
 			j.Members = len(r.Members)
 		}
@@ -121,23 +121,25 @@ func PlaceText(p analyze.Path) string {
 	return anchor + "." + edge
 }
 
-// suspectPath is the path text a suspect shows: the holder's shortest
-// path, or the merged path of most of a group's members.
-func suspectPath(r SuspectRow) string {
+// suspectPath is the path a suspect shows, as steps: the holder's
+// shortest path, or the merged path of most of a group's members (with
+// how many of them it holds, when it does not hold them all); nil when
+// there is none.
+func suspectPath(r SuspectRow) []string {
 	if r.Point != heap.None {
 		if len(r.Path.Steps) == 0 {
-			return ""
+			return nil
 		}
-		return PathText(r.Path)
+		return pathSteps(r.Path)
 	}
 	if len(r.Groups) == 0 {
-		return ""
+		return nil
 	}
-	s := SignatureText(r.Groups[0])
+	steps := signatureSteps(r.Groups[0])
 	if len(r.Groups) > 1 {
-		s += fmt.Sprintf(" (%s of them; %s more paths)", Count(r.Groups[0].Count), Count(len(r.Groups)-1))
+		steps[len(steps)-1] += fmt.Sprintf(" (%s of them; %s more paths)", Count(r.Groups[0].Count), Count(len(r.Groups)-1))
 	}
-	return s
+	return steps
 }
 
 // suspects renders the leak-suspects section of top.
@@ -152,7 +154,7 @@ func suspects(w io.Writer, f Format, t *analyze.DomTree, share float64, rows []S
 	if f == Markdown {
 		tb := Table{Columns: []Column{{"#", true}, {"retained", true}, {"share", true}, {"accumulated", false}, {"suspect", false}, {"held by", false}}}
 		for i, r := range rows {
-			tb.Add(fmt.Sprint(i+1), Bytes(r.Retained), percent(r.Share), SuspectText(g, r), ObjectText(g, r.Object), suspectPath(r))
+			tb.Add(fmt.Sprint(i+1), Bytes(r.Retained), percent(r.Share), SuspectText(g, r), ObjectText(g, r.Object), strings.Join(suspectPath(r), pathSep))
 		}
 		return tb.Write(w, f)
 	}
@@ -164,8 +166,8 @@ func suspects(w io.Writer, f Format, t *analyze.DomTree, share float64, rows []S
 			fmt.Fprintf(w, "#%d  %s, %s\n", i+1, SuspectText(g, r), Bytes(r.PointRetained))
 			fmt.Fprintf(w, "    suspect  %s retains %s (%s)\n", ObjectText(g, r.Object), Bytes(r.Retained), percent(r.Share))
 		}
-		if p := suspectPath(r); p != "" {
-			if _, err := fmt.Fprintf(w, "    held by  %s\n", p); err != nil {
+		if p := suspectPath(r); p != nil {
+			if _, err := io.WriteString(w, wrapSteps("    held by  ", p, widthOf(w))); err != nil {
 				return err
 			}
 		}
