@@ -94,10 +94,27 @@
 // objects after gc.freeze(), executing frames) are found as referents and
 // from the roots.
 //
+// It looks no name up in a dict the program can reach with the dict's own
+// lookup, which would call the __eq__ of a key whose hash collides with
+// the name: it looks among the dict's exact-str entries, and uses
+// sys.getsizeof and getattr only on classes whose dicts have exact-str
+// keys only. It reads nothing of a type whose READY flag is not set (an
+// extension's static type used before PyType_Ready; reading its bases
+// crashed 3.9-3.11). On 3.12 and earlier it never reads a frame's
+// f_locals (which makes or refreshes a dict of the frame's locals that
+// keeps them alive and changes the program's locals() dict): it reads
+// the frame's slots with ctypes (heapscope/_native.py), in one C-level
+// call per frame; 3.13's f_locals is a proxy that reads the frame. After
+// snapshot() returns it holds no reference to the program's objects.
+// The file and its temporary file are created 0600; values=False writes
+// none of the program's data (docs/security.md says exactly what).
+//
 // Side effects it does have: gc.collect() first (collect=True); the
-// collector is disabled during the capture; on 3.11 and 3.12, reading the
-// locals of executing frames makes their f_locals dicts (as locals()
-// would), and they appear in the snapshot as the frames' f_locals.
+// collector is disabled during the capture; `import heapscope` imports
+// every module a capture needs (ctypes too, on 3.9-3.12), so that no
+// import, and no import hook of the program's, runs during a capture;
+// on 3.11+, walking the stacks makes frame objects for running frames
+// (as a traceback would).
 //
 // Attribute names of instances whose attributes are stored inline
 // (CPython 3.11+, where o.__dict__ is made only on demand and the agent
@@ -111,9 +128,10 @@
 //
 // Known gaps: inline attributes that no method of the class assigns
 // (set from outside, setattr with computed names) and all inline
-// attributes of classes with __getattr__/__getattribute__ are unnamed
-// edges; a materialized managed __dict__ (3.11+) is an unnamed edge, as
-// it cannot be told from an attribute value without reading the object;
+// attributes of classes with __getattr__/__getattribute__, or with a
+// class dict holding keys that are not str, are unnamed edges; a
+// materialized managed __dict__ (3.11+) is an unnamed edge, as it cannot
+// be told from an attribute value without reading the object; on 3.13+,
 // locals of frames that are no longer executing (kept by tracebacks) are
 // unnamed; set items are unnamed.
 //
@@ -127,7 +145,8 @@
 // inline attributes; mixed into Capture); _handlers.py has the object
 // kinds and the per-object handlers of the rarer kinds; _introspect.py
 // reads objects, types, code and frames through C-level accessors and
-// recognizes the agent's own code; _format.py writes .pysnap; _run.py
+// recognizes the agent's own code; _native.py reads frames' fast locals
+// with ctypes (3.9-3.12); _format.py writes .pysnap; _run.py
 // is `heapscope run`. The agent's own frames are recognized by the file
 // name of their code: any file in the package's directory, so a new
 // module is covered without a change.

@@ -13,8 +13,26 @@ into the program, and writes atomically.
 import _thread
 import json
 import os
+import stat
 import sys
 import time
+
+# Everything the capture runs is imported now, with the program's import:
+# importing it during a capture would run the import system, and with it
+# any import hook the program installed.
+try:
+    from . import _capture, _census
+    from ._introspect import from_host as _from_host, type_name as _type_name
+    _load_error = None
+except (ImportError, SyntaxError, OSError) as e:
+    _capture = _census = None
+    _load_error = "%s: %s" % (type(e).__name__, e)
+
+    def _from_host(e):
+        return False
+
+    def _type_name(t):
+        return "error"
 
 __all__ = ["snapshot"]
 __version__ = "0.1.0"
@@ -25,9 +43,13 @@ _owner = [None]      # thread ident of the capture in progress
 
 def snapshot(path, *, values=True, max_value_len=64, collect=True, edges=True):
     """Writes a heap snapshot to exactly path and returns path, or None if
-    no file could be written (a one-line message then goes to stderr).
+    no file could be written (a one-line message then goes to stderr:
+    a missing directory, a path that is a directory, a full disk). The
+    file is readable by its owner only (0600).
 
     values: write a prefix of str/bytes and small numbers (VALUES section);
+    values=False writes none of the program's data: no VALUES, no dict
+    keys as edge names, no argv, no thread names (docs/security.md);
     max_value_len: the prefix length; collect: run gc.collect() first.
     edges=False takes a census instead: every object's type and size, no
     references, reference counts or values, several times faster; enough
@@ -56,11 +78,10 @@ def _reraise_host(e):
     """Re-raises e if it belongs to the program: KeyboardInterrupt,
     SystemExit, or an exception its own code (a signal handler that ran
     while the agent worked) raised; see _capture.from_host."""
-    mro = type.__dict__["__mro__"].__get__(type(e))
+    mro = _TYPE_MRO(type(e))
     if any(c is KeyboardInterrupt or c is SystemExit for c in mro):
         raise e
-    c = sys.modules.get(__name__ + "._capture")
-    if c is not None and c.from_host(e):
+    if _from_host(e):
         raise e
 
 
@@ -80,12 +101,10 @@ def _snapshot(path, values, max_value_len, collect, reason, block, edges=True):
 
 
 def _take(path, values, max_value_len, collect, reason, edges=True):
-    try:
-        from . import _capture
-    except (ImportError, SyntaxError, OSError) as e:
-        _stderr("heapscope: cannot load the agent: %s" % _describe(e))
+    if _load_error is not None:
+        _stderr("heapscope: cannot load the agent: %s" % _load_error)
         return None
-    # Anything else raised here is the program's own (a signal handler's
+    # Anything raised here is the program's own (a signal handler's
     # exception, KeyboardInterrupt): it goes on to the program.
     try:
         max_value_len = int(max_value_len)
@@ -93,11 +112,20 @@ def _take(path, values, max_value_len, collect, reason, edges=True):
             max_value_len = 0
     except BaseException:
         max_value_len = 64
+    try:
+        if stat.S_ISDIR(os.stat(path).st_mode):
+            _stderr("heapscope: cannot write %s: it is a directory" % path)
+            return None
+    except OSError:
+        pass   # a missing file is the usual case; open reports the rest
     t0 = time.time()
     c0 = time.perf_counter()
+    private = not values
     # `state` is made now, before gc.get_objects(), so it is an object of
     # the heap; it stays empty until after the capture has listed objects
-    # (and untracked: gc.get_objects() does not list an empty dict).
+    # (and untracked: gc.get_objects() does not list an empty dict). It
+    # records the temporary file as soon as it exists; whatever ends the
+    # capture, the finally below removes the file unless it became path.
     state = {}
     try:
         try:
@@ -106,7 +134,6 @@ def _take(path, values, max_value_len, collect, reason, edges=True):
                 w = cap.w
                 warnings = cap.warnings
             else:
-                from . import _census
                 values = False
                 w, warnings = _census.census(path, collect, state, _capture.open_temp)
                 cap = None
@@ -116,7 +143,6 @@ def _take(path, values, max_value_len, collect, reason, edges=True):
                 "implementation": sys.implementation.name,
                 "pid": os.getpid(),
                 "time": t0,
-                "argv": [a if type(a) is str else "?" for a in (sys.argv if type(sys.argv) is list else [])],
                 "executable": sys.executable if type(sys.executable) is str else "",
                 "platform": sys.platform,
                 "agent_version": __version__,
@@ -126,6 +152,10 @@ def _take(path, values, max_value_len, collect, reason, edges=True):
                 "objects": w.nobjects,
                 "edges": w.nedges,
             }
+            if not private:
+                argv = sys.argv if type(sys.argv) is list else []
+                meta["argv"] = [a if type(a) is str else "?" for a in argv]
+                argv = None
             if not edges:
                 meta["census"] = True
             rss = _rss()
@@ -136,52 +166,63 @@ def _take(path, values, max_value_len, collect, reason, edges=True):
             if warnings:
                 w.blobs(7, [m.encode("utf-8", "backslashreplace") for m in warnings])
             w.end()
-            f = state.pop("f")
-            f.close()  # no fsync: the rename makes the file whole for readers
-            os.replace(state.pop("tmp"), path)
+            state["f"].close()  # no fsync: the rename makes the file whole for readers
+            del state["f"]
+            os.replace(state["tmp"], path)
+            del state["tmp"]
             return path
-        except (KeyboardInterrupt, SystemExit):
-            _cleanup(state)
-            raise
-        except BaseException as e:
-            _cleanup(state)
-            if _capture.from_host(e):
-                raise  # the program's own signal handler raised it
-            _stderr("heapscope: snapshot %s failed: %s" % (path, _describe(e)))
-            return None
+        finally:
+            if state:
+                _cleanup(state)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:
-        if _capture.from_host(e):
-            raise
+        if _from_host(e):
+            raise  # the program's own signal handler raised it
+        _stderr("heapscope: snapshot %s failed: %s" % (path, _describe(e)))
         return None
 
 
 def _describe(e):
     """type: message for the interpreter's own exceptions, the type name
     for others (str() of an exception could run the program's code)."""
-    t = type(e)
     try:
-        name = type.__dict__["__name__"].__get__(t)
-        if type.__dict__["__module__"].__get__(t) == "builtins" and type(e.args) is tuple:
-            return "%s: %s" % (name, BaseException.__str__(e))
+        t = type(e)
+        name = _type_name(t)
+        args = _EXC_ARGS(e)
+        if not _TYPE_FLAGS(t) & _HEAPTYPE and type(args) is tuple and all(
+                type(a) is str or type(a) is int for a in args):
+            return "%s: %s" % (name, t.__str__(e))   # a builtin type's own __str__
         return name
     except BaseException:
         return "error"
+
+
+_TYPE_MRO = type.__dict__["__mro__"].__get__
+_EXC_ARGS = BaseException.__dict__["args"].__get__
+_TYPE_FLAGS = type.__dict__["__flags__"].__get__
+_HEAPTYPE = 1 << 9
 
 
 def _cleanup(state):
     """Closes and removes the temporary file; an exception that must reach
     the program (see _reraise_host) is raised after the cleanup is done."""
     pending = []
-    for key, fn in (("f", lambda f: f.close()), ("fd", os.close), ("tmp", os.unlink)):
-        x = state.pop(key, None)
+    for key in ("f", "fd", "tmp"):
+        # Each entry leaves state only once its step was tried.
+        x = state.get(key)
         if x is None:
             continue
         try:
-            fn(x)
+            if key == "f":
+                x.close()
+            elif key == "fd":
+                os.close(x)
+            else:
+                os.unlink(x)
         except BaseException as e:
             pending.append(e)
+        state.pop(key, None)
     for e in pending:
         _reraise_host(e)
 

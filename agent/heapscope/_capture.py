@@ -6,6 +6,7 @@ unlisted objects, roots) and capture(), which drives it. The rest of the
 walker is in
   _introspect  safe C-level reading of objects, types, code and frames;
                recognizing the agent's own code and the program's exceptions
+  _native      the fast locals of frames on 3.9-3.12, read with ctypes
   _handlers    object kinds, and the per-object edge handlers of the rarer kinds
   _edges       Edges, mixed into Capture: naming the edges of a group of one
                kind (dict keys, sequences, instances' inline attributes)
@@ -18,9 +19,20 @@ Rules the walker lives by (see agent/doc.go and docs/pysnap-format.md):
   (only when the type's __sizeof__ is implemented in C), dict.items on
   exact dicts, and the C descriptors of builtin types called directly
   (type.__dict__['__mro__'].__get__(t) and the like). Types are compared
-  and hashed by id (a metaclass may define __eq__ and __hash__). The one
-  getattr it does (naming inline attributes, see _edges) is limited
-  to classes and names for which it cannot reach Python code.
+  and hashed by id (a metaclass may define __eq__ and __hash__). No name
+  is looked up in a dict of the program's with the dict's own lookup (a
+  key whose hash collides would have its __eq__ called): names are
+  looked up among a dict's exact-str entries (_introspect._str_dict,
+  mro_view). sys.getsizeof and the one getattr it does (naming inline
+  attributes, see _edges) are used only for classes whose dicts have
+  exact-str keys only, and getattr only for names and classes for which
+  it cannot reach Python code. A type that is not ready is read no
+  further than its flags.
+* It leaves nothing behind: no frame's f_locals is read on 3.12 and
+  earlier (that makes or refreshes a dict of the frame's locals, which
+  keeps them alive and changes the program's locals() dict); locals are
+  read from the frame's slots (_native). After snapshot() returns, the
+  agent holds no reference to an object of the program's.
 * Work is done a chunk of objects at a time with vectorized C-level calls
   (map, itertools, array), so that the per-object cost stays close to a
   bare gc.get_referents traversal. A chunk is grouped by kind and type
@@ -53,6 +65,7 @@ Rules the walker lives by (see agent/doc.go and docs/pysnap-format.md):
 """
 
 import gc
+import io
 import os
 import sys
 from array import array
@@ -61,18 +74,18 @@ from operator import not_, sub, is_
 
 from . import _format as F
 from ._introspect import (
-    _T_MRO, _T_FLAGS, _T_NAME, _FR_BACK, _FR_CODE, _MOD, _MOD_DICT, _WREF, _FT, _FR,
-    _CELL, _MT, _BT, _MW, _MEMBER, _is_tracked, _getrefcount, _getsizeof, _dict_items, _dict_get,
-    PY312, HAVE_GC, HEAPTYPE, MANAGED_DICT, MANAGED_WEAKREF, GC_HEAD, PREHEADER,
-    is_agent_code, type_name, _tp_dict, _has, _is_csizeof, _is_type, _mro_lookup, c_sizeof,
-    safe_attr, _has_dict_slot, _copy_str, executing_frame_ids, materialize_frames,
+    _T_MRO, _T_FLAGS, _FR_BACK, _FR_CODE, _MOD, _MOD_DICT, _WREF, _FT, _FR,
+    _CELL, _MT, _BT, _MW, _MEMBER, _is_tracked, _getrefcount, _getsizeof, _dict_items,
+    PY312, HASH_SEED_FIXED, INLINE_VALUES, HAVE_GC, HEAPTYPE, MANAGED_DICT,
+    is_agent_code, type_name, _tp_dict, _has, _is_csizeof, _str_get, mro_view,
+    CSizer, safe_attr, _has_dict_slot, _copy_str, executing_frame_ids,
     _host, from_host)
 from ._handlers import (
     K_LEAF, K_STR, K_BYTES, K_INT, K_FLOAT, K_NDARRAY, K_GENERIC, K_LIST,
     K_TUPLE, K_DICT, K_INST, K_INSTX, K_DICTLIKE, K_MODULE, K_TYPE, K_FUNC,
     K_FRAME, K_CELL, K_METHOD, K_BMETHOD, K_WEAKREF, K_MWRAPPER,
     UNTRACKABLE, SIZER_KINDS)
-from ._edges import Edges, _Tails
+from ._edges import Edges, _Tails, _inline_candidates
 
 CHUNK = 1 << 14
 MAX_NAMES = 1 << 18        # edge names deduplicated; later new names are written as they come
@@ -88,6 +101,9 @@ class Capture(Edges):
     def __init__(self, w, values, max_value_len, warnings):
         self.w = w
         self.values = values
+        # Digests (hashes of str and bytes, for finding duplicates) only
+        # where values are written or the hash key is secret.
+        self.digests = values or not HASH_SEED_FIXED
         self.vlen = max_value_len
         self.warnings = warnings
         self.names = {"": 0}
@@ -102,7 +118,8 @@ class Capture(Edges):
         self.sizer = {}          # id(type) -> C __sizeof__ of the type (safe kinds only)
         self.sizeoff = {}        # id(type) -> getsizeof(o) - sizer(o), learnt on the first object
         self.tindex = {}         # id(type) -> type index
-        self.unsafe_size = {}    # id(type) -> True for types with a Python __sizeof__
+        self.unsafe_size = {}    # id(type) -> CSizer, for types whose sizes getsizeof must not give
+        self.np_hasobject = {}   # id(numpy dtype class) -> its hasobject getter (False: none)
         self.keycache_item = {}  # copy of a str key -> label of ['key']
         self.keycache_attr = {}  # copy of a str key -> label of .key
         self.attr_dicts = set()  # ids of dicts whose entries are attributes
@@ -125,19 +142,21 @@ class Capture(Edges):
                   "__closure__", "__globals__", "f_back", "f_code", "f_globals",
                   "f_builtins", "f_locals", "f_trace", "__self__", "__func__",
                   "cell_contents", "base", "__callback__", "__name__", "__qualname__",
-                  "__module__", "<referent>"):
+                  "__module__", "<referent>", "<value>"):
             self.L[s] = self.name(s)
         internal = F.INTERNAL
         self.L_KEY = self.L["<key>"]
+        self.L_VALUE = self.L["<value>"]   # a dict value whose key is not written (values=False)
         self.L_CLASS = self.L["__class__"] | internal
         self.L_DICT = self.L["__dict__"]
         self._tails = _Tails(self.L_CLASS)
-        np = sys.modules.get("numpy")
-        if np is not None and type(np) is _MOD:
-            nd = _dict_get(_MOD_DICT(np), "ndarray")
+        np = _str_get(sys.modules, "numpy")[1] if type(sys.modules) is dict else None
+        if type(np) is _MOD:
+            nd = _str_get(_MOD_DICT(np), "ndarray")[1]
             if type(nd) is type:
                 self.ndarray_id = id(nd)
             nd = None
+        np = None
 
     # -- strings, names, warnings ------------------------------------------
 
@@ -211,29 +230,39 @@ class Capture(Edges):
         self.tindex[tid] = self.ntypes
         self.ntypes += 1
         self.types_addr.append(tid)
-        self.types_name.append(self.name(type_name(t)))
+        view = None
         try:
-            k = self._kind(t)
-        except Exception as e:  # a broken MRO, say
-            _host(e)
-            self.warn("type %s: %s; its objects get unnamed edges" % (type_name(t), _T_NAME(type(e))))
-            k = K_GENERIC
-        try:
-            found, sz = _mro_lookup(t, "__sizeof__")
-            if found and not _is_csizeof(sz):
-                self.unsafe_size[tid] = True
-                self.warn("type %s defines __sizeof__ in Python; its sizes are object.__sizeof__ "
-                          "of the nearest builtin base plus the GC header" % type_name(t))
+            view = mro_view(t)
         except Exception as e:
             _host(e)
-            self.unsafe_size[tid] = True
-        if k in SIZER_KINDS and not self.unsafe_size.get(tid):
-            try:
-                found, sz = _mro_lookup(t, "__sizeof__")
-                if found and _is_csizeof(sz):
-                    self.sizer[tid] = sz
-            except Exception as e:
-                _host(e)
+        self.types_name.append(self.name(type_name(t, view)))
+        try:
+            k = self._kind(t, view) if view is not None else K_GENERIC
+        except Exception as e:  # a broken MRO, say
+            _host(e)
+            self.warn("type %s: %s; its objects get unnamed edges" % (type_name(t), type_name(type(e))))
+            k = K_GENERIC
+        if view is None:
+            # Not ready (see ready()), or an MRO that is not one: sizes
+            # without any lookup on it (getsizeof would ready the type).
+            self.unsafe_size[tid] = CSizer(t)
+            self.warn("type %s is not ready or has no usable MRO; its objects get unnamed edges "
+                      "and the size of object.__sizeof__" % type_name(t))
+        elif not view[1]:
+            self.unsafe_size[tid] = CSizer(t)
+            self.warn("type %s has a class whose dict has keys that are not str; its sizes come "
+                      "from the nearest C __sizeof__ and its inline attributes are unnamed" % type_name(t))
+        else:
+            sz = view[0].get("__sizeof__")
+            if not _is_csizeof(sz):
+                self.unsafe_size[tid] = CSizer(t)
+                self.warn("type %s defines __sizeof__ in Python; its sizes are object.__sizeof__ "
+                          "of the nearest builtin base plus the GC header" % type_name(t))
+            elif k in SIZER_KINDS:
+                self.sizer[tid] = sz
+        if k == K_INST and INLINE_VALUES:
+            self.inline_names[tid] = _inline_candidates(t, view)
+        view = sz = None
         ti = self.tindex[tid]
         self.skey[tid] = (k << 22) | (ti if ti < (1 << 22) else (1 << 22) - 1)
         if ti < SKEY_MULTI:
@@ -241,7 +270,7 @@ class Capture(Edges):
         self.tkind[tid] = k
         return k
 
-    def _kind(self, t):
+    def _kind(self, t, view):
         if t is str:
             return K_STR
         if t is bytes:
@@ -293,11 +322,11 @@ class Capture(Edges):
                 d = _tp_dict(c)
                 if d is None:
                     return K_INSTX
-                if "__slots__" in d:
+                if _str_get(d, "__slots__")[0]:
                     for v in d.values():
                         if type(v) is _MEMBER:
                             return K_INSTX
-            if flags & MANAGED_DICT or not _has_dict_slot(t):
+            if flags & MANAGED_DICT or not _has_dict_slot(t, view):
                 return K_INST
             return K_INSTX
         return K_GENERIC
@@ -480,7 +509,7 @@ class Capture(Edges):
                 _host(e)
                 # Undo this group's partial output and fall back.
                 self.warn("%s while naming edges of %d objects (kind %d); they get unnamed edges"
-                          % (_T_NAME(type(e)), len(g), k))
+                          % (type_name(type(e)), len(g), k))
                 want = i
                 del ne[want:]
                 m = sum(ne)
@@ -488,8 +517,9 @@ class Capture(Edges):
                 del lab[m:]
                 self._generic(g, ne, tgt, lab)
             if k == K_STR or k == K_BYTES:
-                dig_addr.extend(addr[i:j])
-                dig.extend(array("q", list(map(hash, g))))
+                if self.digests:
+                    dig_addr.extend(addr[i:j])
+                    dig.extend(array("q", list(map(hash, g))))
                 if self.values:
                     vals_addr.extend(addr[i:j])
                     vl = self.vlen
@@ -544,12 +574,15 @@ class Capture(Edges):
         return -1
 
     def _size_one(self, o):
-        if not self.unsafe_size.get(id(type(o))):
+        t = type(o)
+        cs = self.unsafe_size.get(id(t))
+        if cs is None:
             try:
                 return _getsizeof(o)
             except Exception as e:
                 _host(e)
-        return c_sizeof(o)
+            cs = self.unsafe_size[id(t)] = CSizer(t)
+        return cs(o)
 
     def _discover(self, tgt, weak):
         untr, rl = self._untracked_rc(tgt)
@@ -595,29 +628,35 @@ class Capture(Edges):
         gc.get_objects() did not list, to be processed."""
         addr, kinds, names = [], [], []
         mods = sys.modules
-        if type(mods) is dict:
-            for name, m in list(_dict_items(mods)):
-                if type(name) is str:
-                    addr.append(id(m))
-                    kinds.append(F.ROOT_MODULE)
-                    names.append(self.name(name))
+        if type(mods) is not dict:
+            mods = {}
+        for name, m in list(_dict_items(mods)):
+            if type(name) is str:
+                addr.append(id(m))
+                kinds.append(F.ROOT_MODULE)
+                names.append(self.name(name))
         import builtins
         for o, n in ((builtins, "builtins"), (sys, "sys"), (gc.garbage, "gc.garbage")):
             addr.append(id(o))
             kinds.append(F.ROOT_GLOBAL)
             names.append(self.name(n))
+        # Threads are named by their name only with values: the program
+        # chooses it, and it may hold anything.
         tnames = {}
-        th = mods.get("threading") if type(mods) is dict else None
+        th = _str_get(mods, "threading")[1]
         if type(th) is _MOD:
-            active = _dict_get(_MOD_DICT(th), "_active")
+            active = _str_get(_MOD_DICT(th), "_active")[1]
             if type(active) is dict:
                 for tid, t in list(_dict_items(active)):
-                    nm = safe_attr(t, "_name")
-                    nm = nm if type(nm) is str else "?"
+                    if type(tid) is not int:
+                        continue
+                    nm = safe_attr(t, "_name") if self.values else None
+                    nm = nm if type(nm) is str else str(tid)
                     tnames[tid] = nm
                     addr.append(id(t))
                     kinds.append(F.ROOT_THREAD)
                     names.append(self.name(nm))
+        th = active = t = None
         out = []
         seen = self.seen
         done = self.frames_done
@@ -664,22 +703,31 @@ def _blob(bs):
 
 
 
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_open = os.open
+_getpid = os.getpid
+_io_open = io.open
+
+
 def open_temp(path, state):
-    """Opens the temporary file next to path, recording it in state first
+    """Opens the temporary file next to path, readable by its owner only
+    (created 0600, as the final file stays), recording it in state first
     (a signal handler may raise at any point, and the caller's cleanup
-    must find the file)."""
-    d = os.path.dirname(path) or "."
-    base = os.path.basename(path)
+    must find the file). O_EXCL: a name someone else made is never
+    opened, and a symbolic link there is not followed."""
+    d, _, base = path.rpartition("/")
+    if not d and path.startswith("/"):
+        d = "/"
+    prefix = (d + "/" if d and d != "/" else d) + "." + base + "." + str(_getpid()) + "."
     for n in range(100):
-        tmp = os.path.join(d, ".%s.%d.%d.tmp" % (base, os.getpid(), n))
+        tmp = prefix + str(n) + ".tmp"
         state["tmp"] = tmp
         try:
-            state["fd"] = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
-                                  0o644)
+            state["fd"] = _open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC, 0o600)
         except FileExistsError:
             del state["tmp"]   # not ours
             continue
-        f = state["f"] = os.fdopen(state["fd"], "wb", buffering=1 << 20)
+        f = state["f"] = _io_open(state["fd"], "wb", buffering=1 << 20)
         del state["fd"]
         return f
     raise FileExistsError("no free temporary name for " + path)
@@ -696,7 +744,6 @@ def capture(path, values, max_value_len, collect, state):
         gc.collect()
     gc.disable()
     try:
-        materialize_frames()
         objs = gc.get_objects()
         warnings = []
         f = open_temp(path, state)
@@ -720,7 +767,7 @@ def capture(path, values, max_value_len, collect, state):
             _host(e)
             if from_host(e):
                 raise
-            failure = _T_NAME(type(e))
+            failure = type_name(type(e))
         del objs
         cap.defer = False
         try:
@@ -747,7 +794,7 @@ def capture(path, values, max_value_len, collect, state):
             _host(e)
             if from_host(e):
                 raise
-            failure = _T_NAME(type(e))
+            failure = type_name(type(e))
         if failure:
             cap.deferred = cap.pending = cap.pending_uniq = None
             cap.warn("capture stopped early: %s; the snapshot is incomplete" % failure)

@@ -27,9 +27,9 @@ except ImportError:
 
 from . import _format as F
 from ._introspect import (
-    HAVE_GC, MANAGED_DICT, MANAGED_WEAKREF, _FR, _FR_CODE, _T_FLAGS, _T_MRO,
-    _T_NAME, _T_QUALNAME, c_sizeof,
-    _host, _is_csizeof, _is_type, _tp_dict, is_agent_code, type_name,
+    HAVE_GC, MANAGED_DICT, MANAGED_WEAKREF, READY, _FR, _FR_CODE, _T_FLAGS,
+    _T_NAME, _T_QUALNAME, CSizer, mro_view,
+    _host, _is_csizeof, is_agent_code, type_name,
 )
 
 CHUNK = 1 << 16
@@ -89,21 +89,22 @@ class Census:
         # The size: sys.getsizeof when the type's __sizeof__ is C code; the
         # C __sizeof__ itself when that is all getsizeof would add up (no
         # GC header or pre-header: str, int, float, bytes), which is
-        # several times cheaper; c_sizeof for the others.
-        sizer = c_sizeof
+        # several times cheaper; a CSizer for the others, and for types
+        # getsizeof cannot be trusted with (not ready, or a class dict
+        # with keys that are not str: see mro_view).
+        sizer = None
         try:
-            for c in _T_MRO(t):
-                d = _tp_dict(c) if _is_type(c) else None
-                if d is not None and "__sizeof__" in d:
-                    f = d["__sizeof__"]
-                    if _is_csizeof(f):
-                        plain = not _T_FLAGS(t) & (HAVE_GC | MANAGED_DICT | MANAGED_WEAKREF)
-                        sizer = f if plain else _getsizeof
-                    break
+            view = mro_view(t)
+            if view is not None and view[1]:
+                f = view[0].get("__sizeof__")
+                if _is_csizeof(f):
+                    plain = not _T_FLAGS(t) & (HAVE_GC | MANAGED_DICT | MANAGED_WEAKREF)
+                    sizer = f if plain else _getsizeof
+            view = f = None
         except Exception as e:
             _host(e)
-            sizer = c_sizeof
-        if sizer is c_sizeof:
+        if sizer is None:
+            sizer = CSizer(t)
             self.unsafe.add(id(t))
         self.sizers[id(t)] = sizer
         return i
@@ -132,8 +133,8 @@ class Census:
         if _call is not None:
             sizes = list(map(_call, map(self.sizers.__getitem__, tids), chunk))
         elif self.unsafe and not self.unsafe.isdisjoint(tids):
-            unsafe = self.unsafe
-            sizes = [c_sizeof(o) if id(type(o)) in unsafe else _getsizeof(o) for o in chunk]
+            sizers = self.sizers
+            sizes = [sizers[i](o) for i, o in zip(tids, chunk)]
         else:
             sizes = list(map(_getsizeof, chunk))
         n = len(chunk)
@@ -192,7 +193,7 @@ def _calibrate():
     """The reference count take() sees for an object that exactly one
     other object refers to: that reference, the list take() is given,
     and the iteration's own."""
-    holder = [float(len(sys.argv)) + 0.5]   # a new float: one reference, the list's
+    holder = [float("7.25")]   # a new float: one reference, the list's
     u = list(filterfalse(_is_tracked, _get_referents(holder)))
     rc = list(map(_getrefcount, u))
     return rc[0]
@@ -248,7 +249,8 @@ def census(path, collect, state, open_temp):
             add_keys(chunk, tids)
             # A class's __name__ and __qualname__ are not reported either.
             classes = list(compress(chunk, map(c.meta_types.__contains__, tids)))
-            heaptypes = list(compress(classes, map(and_, map(_T_FLAGS, classes), repeat(_HEAPTYPE))))
+            heaptypes = list(compress(classes, map(eq, map(and_, map(_T_FLAGS, classes), repeat(_HEAPTYPE | READY)),
+                                                   repeat(_HEAPTYPE | READY))))
             del classes
             if heaptypes:
                 u = list(filterfalse(_is_tracked, chain(map(_T_NAME, heaptypes), map(_T_QUALNAME, heaptypes))))

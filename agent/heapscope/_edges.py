@@ -15,9 +15,9 @@ from operator import not_, add, is_, itemgetter
 
 from . import _format as F
 from ._introspect import (
-    _T_MRO, _T_NAME, _FT, _FN_CODE, _CO_NAMES, _CO_CONSTS,
-    _get_referents, _dict_items, _dict_get, _chain_flat, _second,
-    INLINE_VALUES, type_name, _tp_dict, _is_type, _mro_lookup, _copy_str, _host)
+    _FT, _FN_CODE, _CO_NAMES, _CO_CONSTS,
+    _get_referents, _dict_items, _chain_flat, _second,
+    INLINE_VALUES, type_name, mro_view, generic_getattr, plain_storage, _copy_str, _host)
 from ._handlers import LEAVES, K_GENERIC, K_LIST, K_TUPLE, K_DICT, K_INST, SLOW
 
 MAX_KEYCACHE = 1 << 16     # cached dict-key labels
@@ -37,6 +37,9 @@ class Edges:
         n = len(keys)
         if not n:
             return []
+        if not attr and not self.values:
+            # The keys of the program's dicts are its data.
+            return [self.L_VALUE] * n
         isstr = list(map(is_, map(type, keys), repeat(str)))   # identity: never compare types
         if all(isstr):
             return self._str_labels(keys, attr, distinct)
@@ -46,6 +49,9 @@ class Edges:
             for i, l in zip(si, self._str_labels(list(map(keys.__getitem__, si)), attr)):
                 res[i] = l
         for i in compress(range(n), map(not_, isstr)):
+            if not self.values:
+                res[i] = self.L_VALUE
+                continue
             k = keys[i]
             tk = type(k)
             if tk is int:
@@ -135,7 +141,7 @@ class Edges:
                 except Exception as e:
                     _host(e)
                     self.warn("%s while naming edges of a %s; its edges are unnamed"
-                              % (_T_NAME(type(e)), type_name(type(o))))
+                              % (type_name(type(e)), type_name(type(o))))
                     ts = _get_referents(o)
                     ls = [0] * len(ts)
                     op = True
@@ -186,6 +192,12 @@ class Edges:
                 lay = self.layouts[key] = self._learn(key, g, rss, idxs)
             if not lay:
                 continue
+            if key[1] == 2:
+                # One referent besides the class: it may be a __dict__
+                # getattr would search (see plain_storage).
+                idxs = list(compress(idxs, map(plain_storage, map(rss.__getitem__, idxs))))
+                if not idxs:
+                    continue
             G = list(map(g.__getitem__, idxs))
             RS = list(map(rss.__getitem__, idxs))
             oks = [list(map(is_, map(getattr, G, repeat(n), repeat(_MISSING)), map(itemgetter(p), RS)))
@@ -214,6 +226,10 @@ class Edges:
         if not names:
             return ()
         pos = {}
+        if n == 2:
+            idxs = list(compress(idxs, map(plain_storage, map(rss.__getitem__, idxs))))
+            if not idxs:
+                return None
         for i in idxs[:4]:
             rs = rss[i]
             if rs[-1] is not t:
@@ -374,22 +390,21 @@ class _Tails(dict):
 _MISSING = object()
 
 
-def _inline_candidates(t):
+def _inline_candidates(t, view=None):
     """Attribute names instances of t may hold inline, as copies, if t's
-    attribute lookup cannot run the program's code; else ()."""
+    attribute lookup cannot run the program's code or compare its keys
+    (generic_getattr); else (). view: t's mro_view, if made already."""
     try:
-        if _mro_lookup(t, "__getattribute__")[1] is not object.__getattribute__:
+        if view is None:
+            view = mro_view(t)
+        if not generic_getattr(view):
             return ()
-        if _mro_lookup(t, "__getattr__")[0]:
-            return ()
+        defined = view[0]
         seen = {}
-        for c in _T_MRO(t):
-            if c is object or not _is_type(c):
+        for c, d in view[2]:
+            if c is object:
                 continue
-            d = _tp_dict(c)
-            if d is None:
-                continue
-            st = _dict_get(d, "__static_attributes__")
+            st = d.get("__static_attributes__")
             if type(st) is tuple:
                 for x in st:
                     if type(x) is str:
@@ -408,7 +423,7 @@ def _inline_candidates(t):
                                 seen[x] = True
         out = []
         for x in seen:
-            if x.startswith("__") or _mro_lookup(t, x)[0]:
+            if x.startswith("__") or x in defined:
                 continue
             out.append(_copy_str(x))
         return tuple(out[:256])

@@ -15,11 +15,12 @@ from ._introspect import (
     _T_MRO, _T_BASES, _T_BASE, _T_FLAGS, _T_NAME, _T_QUALNAME,
     _FN_FIELDS, _FN_CODE, _FN_CLOSURE, _CO_FREEVARS,
     _FR_BACK, _FR_CODE, _FR_GLOBALS, _FR_BUILTINS, _FR_LOCALS, _FLP, _FLP_ITEMS,
-    _MT_FUNC, _MT_SELF, _BT_SELF, _BT_MODULE, _MW_SELF, _MOD_DICT,
+    _MT_FUNC, _MT_SELF, _BT_SELF, _BT_MODULE, _MW_SELF, _MOD_DICT, _CELL,
     _WREF, _WREF_CALL, _WREF_CB, _MEMBER,
     _get_referents, _dict_items,
-    HEAPTYPE, MANAGED_DICT, LIST_BACKWARDS,
-    _tp_dict, _has, _is_type, _mro_lookup, _optimized, _host)
+    HEAPTYPE, MANAGED_DICT, LIST_BACKWARDS, PY311, PY313, READY,
+    _tp_dict, _has, _is_type, _mro_lookup, _str_get, _optimized, _host)
+from . import _native
 
 # Object kinds; a chunk is grouped by kind and each kind has a handler.
 (K_LEAF, K_STR, K_BYTES, K_INT, K_FLOAT, K_NDARRAY, K_GENERIC, K_LIST,
@@ -141,6 +142,9 @@ def _h_module(cap, m):
 
 
 def _h_type(cap, t):
+    if not _T_FLAGS(t) & READY:
+        # Its MRO, bases and dict may be NULL: nothing of it is read.
+        return [], [], True
     rs = _get_referents(t)
     L = cap.L
     I = F.INTERNAL
@@ -209,21 +213,38 @@ def _h_frame(cap, fr):
         cap.cur_weak.append(back)
     cands = [(back, L["f_back"]), (code, L["f_code"] | I),
              (glob, L["f_globals"]), (_FR_BUILTINS(fr), L["f_builtins"] | I)]
-    if executing and _optimized(code):
-        loc = _FR_LOCALS(fr)
-        if type(loc) is dict and loc is not glob:
-            cands.append((loc, L["f_locals"] | I))
-            items = list(_dict_items(loc))
-        elif _FLP_ITEMS is not None and type(loc) is _FLP:
-            items = list(_FLP_ITEMS(loc))   # 3.13+: a FrameLocalsProxy, no dict
-        else:
-            items = ()
-        loc = None
-        for k, v in items:
-            if type(k) is str:
-                cands.append((v, cap.name("<local> " + k)))
+    items = _frame_locals(cap, fr, code, executing, glob, cands)
+    if items is None:
+        # On 3.11+ an executing frame's locals are not its referents.
+        op = PY311 and executing and _optimized(code)
+        items = ()
+    else:
+        op = False
+    for k, v in items:
+        if type(k) is str:
+            cands.append((v, cap.name(("<cell> " if type(v) is _CELL else "<local> ") + k)))
     ts, ls = _match(rs, cands, executing)
-    return ts, ls, False
+    return ts, ls, op
+
+
+def _frame_locals(cap, fr, code, executing, glob, cands):
+    """The (name, object) pairs of frame fr's locals, without making or
+    changing its f_locals (see _native); appends the f_locals mapping
+    the frame already has to cands. None if they cannot be read."""
+    if PY313:
+        if not (executing and _optimized(code)):
+            return ()   # a finished frame's locals are its referents, unnamed
+        loc = _FR_LOCALS(fr)   # a FrameLocalsProxy: reads the frame, makes nothing
+        if _FLP_ITEMS is not None and type(loc) is _FLP:
+            return list(_FLP_ITEMS(loc))
+        return None
+    loc = _native.frame_locals_mapping(fr)
+    if loc is not None and loc is not glob:
+        cands.append((loc, cap.L["f_locals"] | F.INTERNAL))
+    loc = None
+    if not _optimized(code):
+        return ()   # a module or class body: its names are in f_locals
+    return _native.fast_locals(fr, code)
 
 
 def _h_cell(cap, c):
@@ -276,15 +297,21 @@ def _h_ndarray(cap, a):
         if id(c) == cap.ndarray_id:
             nd = c
     d = _tp_dict(nd)
-    b = d["base"].__get__(a, nd)
+    b = _str_get(d, "base")[1].__get__(a, nd)
     if b is not None:
         rs.append(b)
         ls.append(cap.L["base"])
     op = False
     try:
-        dt = d["dtype"].__get__(a, nd)
-        found, ho = _mro_lookup(type(dt), "hasobject")
-        if found and type(ho) is _types.GetSetDescriptorType and ho.__get__(dt, type(dt)):
+        dt = _str_get(d, "dtype")[1].__get__(a, nd)
+        dtt = type(dt)
+        ho = cap.np_hasobject.get(id(dtt))
+        if ho is None:
+            found, ho = _mro_lookup(dtt, "hasobject")
+            if not found or type(ho) is not _types.GetSetDescriptorType:
+                ho = False
+            cap.np_hasobject[id(dtt)] = ho
+        if ho is not False and ho.__get__(dt, dtt):
             op = True
     except Exception as e:
         _host(e)

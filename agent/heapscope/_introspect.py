@@ -4,7 +4,13 @@ code and frames without running the program's code.
 Every accessor here is the C-level __get__ of a descriptor of a builtin
 type, called directly, or a C function (gc.get_referents, sys.getsizeof,
 dict.items on exact dicts), so no override in a user class can intervene;
-types are compared by identity. It also holds what the agent knows of the
+types are compared by identity. A name is never looked up in a dict the
+program can reach with the dict's own lookup: a key of the program's
+whose hash collides with the name would have its __eq__ called. Lookups
+go through a copy of the dict's exact-str entries (_str_dict, mro_view),
+and getattr is used only where every dict it would search has exact-str
+keys only (generic_getattr, plain_storage). A type whose READY flag is
+not set is not read beyond its flags (ready). It also holds what the agent knows of the
 object layout of the running CPython (type flags, GC header and
 pre-header sizes, the order of list referents), how the agent recognizes
 its own code (is_agent_code: by the file name of the code, for every
@@ -17,8 +23,8 @@ import os
 import sys
 import types as _types
 import _weakref
-from itertools import chain, repeat
-from operator import is_, itemgetter
+from itertools import chain, compress, repeat
+from operator import is_, is_not, itemgetter
 
 _here = os.path.dirname(__file__)
 # co_filename of the agent's code is the path its modules were imported
@@ -27,7 +33,9 @@ _here = os.path.dirname(__file__)
 # the agent's code.
 PKG_DIRS = tuple({_here + os.sep, os.path.abspath(_here) + os.sep,
                   os.path.realpath(_here) + os.sep})
+PY311 = sys.version_info >= (3, 11)
 PY312 = sys.version_info >= (3, 12)
+PY313 = sys.version_info >= (3, 13)
 
 # ---------------------------------------------------------------------------
 # C-level accessors. Each is the __get__ of a descriptor of a builtin type,
@@ -107,15 +115,32 @@ _is_tracked = gc.is_tracked
 _getrefcount = sys.getrefcount
 _getsizeof = sys.getsizeof
 _dict_items = dict.items
+_dict_keys = dict.keys
 _dict_get = dict.get
+_getattr = getattr
 _chain_flat = chain.from_iterable
 _second = itemgetter(1)
 
 HAVE_GC = 1 << 14
 HEAPTYPE = 1 << 9
+READY = 1 << 12
 MANAGED_DICT = 1 << 4 if sys.version_info >= (3, 11) else 0
 MANAGED_WEAKREF = 1 << 3 if PY312 else 0
 INLINE_VALUES = sys.version_info >= (3, 11)
+
+
+def _hash_seed_fixed():
+    """Whether str and bytes hashes are predictable here: PYTHONHASHSEED
+    set to a number (0 turns randomization off). Otherwise they are
+    keyed by a secret random per process (SipHash), and a digest cannot
+    be recomputed outside the process to guess the text behind it."""
+    if not sys.flags.hash_randomization:
+        return True
+    v = os.environ.get("PYTHONHASHSEED")
+    return v is not None and v not in ("", "random")
+
+
+HASH_SEED_FIXED = _hash_seed_fixed()
 
 
 def _probe_sizes():
@@ -149,15 +174,31 @@ def _safe_str(x, default="?"):
     return x if type(x) is str else default
 
 
-def type_name(t):
-    """module.qualname of type t, read through type's own descriptors."""
+def type_name(t, view=None):
+    """module.qualname of type t, read through type's own descriptors. A
+    class's __module__ is read from the exact-str entries of its own
+    dict (the descriptor would look it up with the dict's own
+    comparison); view, t's mro_view, has them already. A type that is
+    not ready (its fields may be NULL) is not read, unless it is a static
+    type, whose name comes from its C tp_name."""
+    fl = _T_FLAGS(t)
+    if not fl & READY and fl & HEAPTYPE:
+        return "?"
     try:
         q = _safe_str(_T_QUALNAME(t))
     except Exception as e:
         _host(e)
         q = "?"
     try:
-        m = _safe_str(_T_MODULE(t), "")
+        if fl & HEAPTYPE:
+            if view is not None and view[2] and view[2][0][0] is t:
+                m = view[2][0][1].get("__module__")
+            else:
+                d = _tp_dict(t)
+                m = _str_get(d, "__module__")[1] if d is not None else ""
+            m = _safe_str(m, "")
+        else:
+            m = _safe_str(_T_MODULE(t), "")
     except Exception as e:
         _host(e)
         m = ""
@@ -166,10 +207,74 @@ def type_name(t):
     return m + "." + q
 
 
+def ready(t):
+    """Whether type t went through PyType_Ready. Only tp_flags of a type
+    that is not ready may be read: its MRO, bases and dict may be NULL
+    (an extension's static type used before it is readied: _testcapi on
+    3.9-3.11 has one), and some getters do not check."""
+    return bool(_T_FLAGS(t) & READY)
+
+
 def _tp_dict(t):
     """The type's real __dict__ (tp_dict), not a proxy."""
     r = _get_referents(_T_DICTPROXY(t))
     return r[0] if r and type(r[0]) is dict else None
+
+
+def _str_dict(d):
+    """The entries of dict d whose keys are exact str, as a new dict made
+    in one C-level call. A lookup in it compares strs with str's own
+    comparison; a lookup in d itself would call the __eq__ of any key of
+    the program's whose hash collides with the name."""
+    return dict(compress(_dict_items(d), map(is_, map(type, _dict_keys(d)), repeat(str))))
+
+
+def _clean(d):
+    """Whether every key of dict d is an exact str."""
+    return not any(map(is_not, map(type, _dict_keys(d)), repeat(str)))
+
+
+def _str_get(d, name):
+    """(found, value) of the entry of dict d whose key is the exact str
+    name; keys of other types are never compared."""
+    s = _str_dict(d)
+    if name in s:
+        return True, s[name]
+    return False, None
+
+
+def mro_view(t):
+    """What attribute lookup on type t sees, read safely: (names, clean,
+    dicts), where names maps every exact-str name that a dict of t's MRO
+    defines to its value (the first class in the MRO wins, as in lookup),
+    clean says every key of those dicts is an exact str, and dicts lists
+    (class, its exact-str entries) in MRO order. When clean is False, a
+    lookup by name in one of them (getattr, sys.getsizeof, the attribute
+    cache) could call a key's __eq__: the agent then does none. None if
+    t is not ready or its MRO is not a tuple of types. The view holds
+    references to the classes' attributes: it is for the moment, never
+    kept across chunks."""
+    if not _T_FLAGS(t) & READY:
+        return None
+    mro = _T_MRO(t)
+    if type(mro) is not tuple:
+        return None
+    names = {}
+    clean = True
+    dicts = []
+    for c in reversed(mro):
+        if not _is_type(c) or not _T_FLAGS(c) & READY:
+            return None
+        d = _tp_dict(c)
+        if d is None:
+            continue
+        s = _str_dict(d)
+        if len(s) != len(d):
+            clean = False
+        names.update(s)
+        dicts.append((c, s))
+    dicts.reverse()
+    return names, clean, dicts
 
 
 def _has(seq, x):
@@ -185,32 +290,41 @@ def _is_csizeof(f):
     return t is _types.MethodDescriptorType or t is _types.WrapperDescriptorType
 
 
-def c_sizeof(o):
-    """The size sys.getsizeof(o) gives, without running the program's
-    code: the first C __sizeof__ on o's type's MRO (object.__sizeof__ if
-    there is none), plus the GC header and pre-header getsizeof adds. For
-    objects whose class defines __sizeof__ in Python. 0 if it fails."""
-    t = type(o)
-    try:
-        s = None
-        for c in _T_MRO(t):
-            d = _tp_dict(c) if _is_type(c) else None
-            if d is not None:
-                f = d.get("__sizeof__")
-                if _is_csizeof(f):
-                    s = f(o)
-                    break
-        if type(s) is not int:
-            s = object.__sizeof__(o)
+class CSizer:
+    """The size sys.getsizeof(o) gives for objects of one type, without
+    running the program's code or looking up a name in its classes'
+    dicts: the first C __sizeof__ on the type's MRO (object.__sizeof__
+    if there is none), plus the GC header and pre-header getsizeof adds.
+    For types whose __sizeof__ is Python code, or whose dicts have keys
+    other than exact strs. 0 if it fails."""
+
+    __slots__ = ("f", "extra")
+
+    def __init__(self, t):
+        f = None
+        mro = _T_MRO(t) if _T_FLAGS(t) & READY else None
+        if type(mro) is tuple:
+            for c in mro:
+                d = _tp_dict(c) if _is_type(c) else None
+                if d is not None:
+                    g = _str_get(d, "__sizeof__")[1]
+                    if _is_csizeof(g):
+                        f = g
+                        break
+        self.f = f if f is not None else object.__sizeof__
         fl = _T_FLAGS(t)
-        if fl & HAVE_GC:
-            s += GC_HEAD
-        if fl & (MANAGED_DICT | MANAGED_WEAKREF):
-            s += PREHEADER
-        return s
-    except Exception as e:
-        _host(e)
-        return 0
+        self.extra = (GC_HEAD if fl & HAVE_GC else 0) + (
+            PREHEADER if fl & (MANAGED_DICT | MANAGED_WEAKREF) else 0)
+
+    def __call__(self, o):
+        try:
+            s = self.f(o)
+            if type(s) is not int:
+                s = object.__sizeof__(o)
+            return s + self.extra
+        except Exception as e:
+            _host(e)
+            return 0
 
 
 def _is_type(c):
@@ -219,28 +333,45 @@ def _is_type(c):
 
 
 def _mro_lookup(t, name):
-    """The first value for name in the dicts of t's MRO, without running
-    anything (C dict lookups with a str key). Returns (found, value)."""
-    for c in _T_MRO(t):
-        if not _is_type(c):
-            continue
-        d = _tp_dict(c)
-        if d is not None and name in d:
-            return True, d[name]
-    return False, None
+    """The first value for name in the dicts of t's MRO, comparing exact
+    str keys only (see mro_view). Returns (found, value)."""
+    v = mro_view(t)
+    if v is None or name not in v[0]:
+        return False, None
+    return True, v[0][name]
+
+
+def generic_getattr(view):
+    """Whether attribute lookup on instances of the type whose mro_view
+    is view is object's own, with no name lookup that could compare a
+    key of the program's: no __getattribute__ but object's, no
+    __getattr__, every key an exact str."""
+    return (view is not None and view[1] and "__getattr__" not in view[0]
+            and view[0].get("__getattribute__") is object.__getattribute__)
+
+
+def plain_storage(rs):
+    """Whether getattr can look into the instance whose gc referents are
+    rs without comparing a key of the program's. An instance's attributes
+    are in its inline values (3.11+: a lookup there compares strs only)
+    or in its __dict__: a lookup by name in a dict with keys of the
+    program's could call their __eq__. The dict is among the referents;
+    any dict referent with other than exact-str keys fails the test."""
+    return all(map(_clean, compress(rs, map(is_, map(type, rs), repeat(dict)))))
 
 
 def safe_attr(o, name, default=None):
     """o.name only if no class in type(o)'s MRO defines name (so no
-    descriptor, property or __getattribute__ override can run) and the
-    type's attribute lookup is the generic one."""
-    t = type(o)
+    descriptor, property or __getattribute__ override can run), the
+    type's attribute lookup is the generic one, and no lookup on the way
+    compares a key of the program's (generic_getattr, plain_storage)."""
     try:
-        if _mro_lookup(t, "__getattribute__")[1] is not object.__getattribute__:
+        view = mro_view(type(o))
+        if not generic_getattr(view) or name in view[0]:
             return default
-        if _mro_lookup(t, name)[0]:
+        if not plain_storage(_get_referents(o)):
             return default
-        return object.__getattribute__(o, name)
+        return _getattr(o, name, default)
     except Exception as e:
         _host(e)
         return default
@@ -250,9 +381,9 @@ def _copy_str(s):
     return "".join(("", s))
 
 
-def _has_dict_slot(t):
+def _has_dict_slot(t, view):
     try:
-        return _mro_lookup(t, "__dict__")[0] and _T_FLAGS(t) & HEAPTYPE and not (
+        return "__dict__" in view[0] and _T_FLAGS(t) & HEAPTYPE and not (
             _T_FLAGS(t) & MANAGED_DICT)
     except Exception as e:
         _host(e)
@@ -266,22 +397,6 @@ def executing_frame_ids():
             ids.add(id(fr))
             fr = _FR_BACK(fr)
     return ids
-
-
-def materialize_frames():
-    """Makes frame objects and (3.11/3.12) f_locals dicts for every
-    executing host frame before gc.get_objects(), so that they are listed."""
-    for tid, fr in list(_dict_items(sys._current_frames())):
-        while fr is not None:
-            try:
-                code = _FR_CODE(fr)
-                if not is_agent_code(code) and _optimized(code):
-                    _FR_LOCALS(fr)
-            except Exception as e:
-                _host(e)
-                pass
-            fr = _FR_BACK(fr)
-    fr = None
 
 
 _EXC_TB = BaseException.__dict__["__traceback__"].__get__

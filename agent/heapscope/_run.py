@@ -22,7 +22,7 @@ import os
 import sys
 import time
 
-from . import _describe, _snapshot, _stderr
+from . import _describe, _from_host, _snapshot, _stderr
 
 _ENV_KEYS = ("HEAPSCOPE_OUT", "HEAPSCOPE_AT_EXIT", "HEAPSCOPE_SIGNAL", "HEAPSCOPE_EVERY",
              "HEAPSCOPE_VALUES", "HEAPSCOPE_MAX_VALUE_LEN", "HEAPSCOPE_COLLECT", "HEAPSCOPE_EDGES",
@@ -89,7 +89,9 @@ def install(out, at_exit=True, signal_name="", every=0.0, children=False,
     if _cfg["installed"]:
         return True
     try:
-        os.makedirs(out, exist_ok=True)
+        # Readable by the user only, as the snapshots in it are (if it
+        # exists already, it is left as it is).
+        os.makedirs(out, mode=0o700, exist_ok=True)
     except OSError as e:
         _stderr("heapscope: cannot create %s: %s" % (out, e))
         return False
@@ -176,8 +178,7 @@ def take(reason, block=True):
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:
-        from . import _capture
-        if _capture.from_host(e):
+        if _from_host(e):
             raise  # raised by the program's own signal handler
         _stderr("heapscope: %s snapshot failed: %s" % (reason, _describe(e)))
         return None
