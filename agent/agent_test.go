@@ -49,15 +49,22 @@ func testdata(name string) string {
 // decodes the JSON line it prints last into v.
 func runPy(t *testing.T, script string, v any, args ...string) {
 	t.Helper()
-	py := python(t)
+	runPyWith(t, python(t), nil, script, v, args...)
+}
+
+// runPyWith runs testdata/script with interpreter py, the agent
+// importable and env added to the environment, decodes the JSON line it
+// prints last into v, and returns what it wrote to stderr.
+func runPyWith(t *testing.T, py string, env []string, script string, v any, args ...string) string {
+	t.Helper()
 	dir, err := Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, py, append([]string{testdata(script)}, args...)...)
-	cmd.Env = append(os.Environ(), "PYTHONPATH="+dir, "PYTHONDONTWRITEBYTECODE=1")
+	cmd.Env = append(append(os.Environ(), "PYTHONPATH="+dir, "PYTHONDONTWRITEBYTECODE=1"), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -70,6 +77,7 @@ func runPy(t *testing.T, script string, v any, args ...string) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), v); err != nil {
 		t.Fatalf("%s: bad output %q: %v", script, stdout.String(), err)
 	}
+	return stderr.String()
 }
 
 func open(t *testing.T, path string) *heap.Graph {
@@ -178,6 +186,10 @@ func TestInstances(t *testing.T) {
 }
 
 func TestHostileObjects(t *testing.T) {
+	eachPython(t, func(t *testing.T, py interp) { testHostileObjects(t, py.Path) })
+}
+
+func testHostileObjects(t *testing.T, py string) {
 	dir := t.TempDir()
 	var r struct {
 		Path, Path2 string
@@ -188,7 +200,7 @@ func TestHostileObjects(t *testing.T) {
 		SlottedAddr uint64 `json:"slotted_addr"`
 		HdictAddr   uint64 `json:"hdict_addr"`
 	}
-	runPy(t, "hostile.py", &r, filepath.Join(dir, "a.pysnap"), filepath.Join(dir, "b.pysnap"))
+	runPyWith(t, py, nil, "hostile.py", &r, filepath.Join(dir, "a.pysnap"), filepath.Join(dir, "b.pysnap"))
 	if r.Raised != "" {
 		t.Fatalf("snapshot raised into the host: %s", r.Raised)
 	}
@@ -203,7 +215,8 @@ func TestHostileObjects(t *testing.T) {
 	if h := find(t, c, r.HostileAddr, "the Hostile instance in the census"); typeName(c, h) != "__main__.Hostile" || c.Size(h) == 0 {
 		t.Errorf("census: Hostile has type %q, size %d", typeName(c, h), c.Size(h))
 	}
-	for _, p := range []string{r.Path, r.Path2} {
+	// Path2 is taken with values=False: dict keys are not written.
+	for i, p := range []string{r.Path, r.Path2} {
 		g := open(t, p)
 		h := find(t, g, r.HostileAddr, "the Hostile instance")
 		if typeName(g, h) != "__main__.Hostile" {
@@ -224,13 +237,17 @@ func TestHostileObjects(t *testing.T) {
 		}
 		hd := find(t, g, r.HdictAddr, "the HDict")
 		named = false
+		want := "['k']"
+		if i == 1 {
+			want = "<value>"
+		}
 		for _, e := range g.Edges(hd) {
-			if g.EdgeName(e.Label) == "['k']" && e.To == h {
+			if g.EdgeName(e.Label) == want && e.To == h {
 				named = true
 			}
 		}
 		if !named {
-			t.Errorf("HDict['k'] is not named")
+			t.Errorf("HDict['k'] is not named %s", want)
 		}
 	}
 }
@@ -272,9 +289,13 @@ func TestFrozen(t *testing.T) {
 }
 
 func TestRefcounts(t *testing.T) {
+	eachPython(t, func(t *testing.T, py interp) { testRefcounts(t, py.Path) })
+}
+
+func testRefcounts(t *testing.T, py string) {
 	dir := t.TempDir()
 	var r map[string][2]uint64
-	runPy(t, "refcounts.py", &r, filepath.Join(dir, "a.pysnap"))
+	runPyWith(t, py, nil, "refcounts.py", &r, filepath.Join(dir, "a.pysnap"))
 	g := open(t, filepath.Join(dir, "a.pysnap"))
 	if !g.HasRefcounts() {
 		t.Fatal("no refcounts")
@@ -294,9 +315,13 @@ func TestRefcounts(t *testing.T) {
 }
 
 func TestEdgeNames(t *testing.T) {
+	eachPython(t, func(t *testing.T, py interp) { testEdgeNames(t, py.Path) })
+}
+
+func testEdgeNames(t *testing.T, py string) {
 	dir := t.TempDir()
 	var r map[string]uint64
-	runPy(t, "edges.py", &r, filepath.Join(dir, "a.pysnap"))
+	runPyWith(t, py, nil, "edges.py", &r, filepath.Join(dir, "a.pysnap"))
 	g := open(t, filepath.Join(dir, "a.pysnap"))
 	noDangling(t, g)
 	o := func(k string) heap.ObjectID { return find(t, g, r[k], k) }

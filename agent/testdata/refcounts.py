@@ -22,11 +22,11 @@ hold_d = [d2]                      # k = 2
 
 
 def inner():
-    loc = Marker()                 # k = 1 (the frame's local)... plus f_locals' dict on 3.11/3.12
+    loc = Marker()                 # k = 1: the frame's local (the agent makes no f_locals dict)
     heapscope.snapshot(sys.argv[1])
     return id(loc)
 
 
 loc_addr = inner()
 print(json.dumps({"m1": [id(m1), 1], "m3": [id(m3), 3], "f2": [id(f2), 4], "s5": [id(s5), 4],
-                  "d2": [id(d2), 2], "loc": [loc_addr, 2 if sys.version_info < (3, 13) else 1]}))
+                  "d2": [id(d2), 2], "loc": [loc_addr, 1]}))
