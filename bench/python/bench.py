@@ -22,6 +22,11 @@ earlier one freed. Use --repeat to run each method several times (children
 alternate) and report every run. --keep PATH keeps the agent's snapshot
 (of the last run) at PATH and prints its path, e.g. to time
 `heapscope summary` on it; without it the snapshot is removed at the end.
+--against DIR also times the agent importable from DIR (the agent/
+directory of another checkout, say main's) in the same run, right after
+this one, on the same heap: the ratio of the two is the change's cost.
+Each child imports its agent before the clock starts (a program imports
+heapscope once, not per snapshot).
 """
 
 import argparse
@@ -95,6 +100,15 @@ def bare():
     return n, total
 
 
+def load_agent(directory=None):
+    """Imports heapscope, from directory if given (in a forked child)."""
+    if directory:
+        sys.path.insert(0, directory)
+    import heapscope
+    import heapscope._capture   # older agents imported it at the first snapshot
+    return heapscope
+
+
 def agent(path):
     import heapscope
     p = heapscope.snapshot(path, collect=False)
@@ -116,12 +130,14 @@ def objgraph_typestats():
     return len(objgraph.typestats())
 
 
-def in_child(fn, *args):
+def in_child(fn, *args, setup=None):
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         try:
+            if setup is not None:
+                setup()
             gc.disable()
             try:
                 with open("/proc/self/clear_refs", "w") as f:
@@ -165,9 +181,13 @@ def main():
     ap.add_argument("--keep", metavar="PATH", help="keep the agent's snapshot at PATH")
     ap.add_argument("--census", action="store_true",
                     help="also time a census (heapscope.snapshot(edges=False)); kept at PATH.census with --keep")
+    ap.add_argument("--against", metavar="DIR",
+                    help="also time the agent importable from DIR (another checkout's agent/ directory)")
     ap.add_argument("--heapscope", metavar="BIN",
                     help="time BIN summary on the census and print capture + summary (with --census)")
     a = ap.parse_args()
+    if a.against:
+        a.against = os.path.abspath(a.against)
     t0 = time.perf_counter()
     heap = build(a.objects)
     tracked = len(gc.get_objects())
@@ -182,14 +202,24 @@ def main():
         rows.append(("bare", dt, cpu, peak, n))
         print("bare     wall %.2fs cpu %.2fs  peak +%.0f MB  objects %d  (%.1f B/object)"
               % (dt, cpu, peak / 1e6, n, peak / n))
-        dt, cpu, peak, res = in_child(agent, path)
+        # With --against, the two agents take turns going first.
+        if a.against and rep % 2:
+            other = in_child(agent, path, setup=lambda: load_agent(a.against))
+        dt, cpu, peak, res = in_child(agent, path, setup=load_agent)
+        if a.against and not rep % 2:
+            other = in_child(agent, path, setup=lambda: load_agent(a.against))
         rows.append(("agent", dt, cpu, peak, n))
         print("agent    wall %.2fs cpu %.2fs  peak +%.0f MB  file %.0f MB  (%.1f B/object)  "
               "ratio agent/bare wall %.2f cpu %.2f"
               % (dt, cpu, peak / 1e6, int(res) / 1e6, peak / n, dt / rows[-2][1], cpu / rows[-2][2]))
+        if a.against:
+            bdt, bcpu, bpeak, bres = other
+            print("against  wall %.2fs cpu %.2fs  peak +%.0f MB  file %.0f MB  (%.1f B/object)  "
+                  "ratio agent/against wall %.2f cpu %.2f"
+                  % (bdt, bcpu, bpeak / 1e6, int(bres) / 1e6, bpeak / n, dt / bdt, cpu / bcpu))
         if a.census:
             cpath = path + ".census"
-            dt, cpu, peak, res = in_child(census, cpath)
+            dt, cpu, peak, res = in_child(census, cpath, setup=load_agent)
             print("census   wall %.2fs cpu %.2fs  peak +%.0f MB  file %.0f MB  (%.1f B/object)"
                   % (dt, cpu, peak / 1e6, int(res) / 1e6, peak / n))
             if a.heapscope:
