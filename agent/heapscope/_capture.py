@@ -76,7 +76,7 @@ from . import _format as F
 from ._introspect import (
     _T_MRO, _T_FLAGS, _FR_BACK, _FR_CODE, _MOD, _MOD_DICT, _WREF, _FT, _FR,
     _CELL, _MT, _BT, _MW, _MEMBER, _is_tracked, _getrefcount, _getsizeof, _dict_items,
-    PY312, HASH_SEED_FIXED, INLINE_VALUES, HAVE_GC, HEAPTYPE, MANAGED_DICT,
+    PY312, PY313, HASH_SEED_FIXED, INLINE_VALUES, HAVE_GC, HEAPTYPE, MANAGED_DICT,
     is_agent_code, type_name, _tp_dict, _has, _is_csizeof, _str_get, mro_view,
     CSizer, safe_attr, _has_dict_slot, _copy_str, executing_frame_ids,
     _host, from_host)
@@ -86,6 +86,7 @@ from ._handlers import (
     K_FRAME, K_CELL, K_METHOD, K_BMETHOD, K_WEAKREF, K_MWRAPPER,
     UNTRACKABLE, SIZER_KINDS)
 from ._edges import Edges, _Tails, _inline_candidates
+from . import _native
 
 CHUNK = 1 << 14
 MAX_NAMES = 1 << 18        # edge names deduplicated; later new names are written as they come
@@ -751,6 +752,10 @@ def capture(path, values, max_value_len, collect, state):
         cap = Capture(w, values, max_value_len, warnings)
         cap.calibrate()
         cap.exec_frames = executing_frame_ids()
+        if not PY313 and not _native.AVAILABLE:
+            cap.warn("the fast locals of frames cannot be read here (no ctypes, or a frame layout the "
+                     "agent does not know): locals are unnamed, and on 3.11 and 3.12 those of running "
+                     "frames are missing (their frames are flagged opaque)")
         try:
             frozen = gc.get_freeze_count()
         except AttributeError:

@@ -10,12 +10,13 @@ names with whatever keys the program put there. 3.13 made f_locals a
 proxy that reads the frame itself (PEP 667), so this module is not used
 there.
 
-Where the slots are (P is the size of a pointer):
+Where the slots are (P is the size of a pointer, H that of an object
+header, object.__basicsize__: 2 P, more in a debug build):
 
   3.9, 3.10   the frame object ends with f_localsplus[], at
               type(frame).__basicsize__ - P from the frame's address;
-              f_locals is the frame's field at 7 P.
-  3.11, 3.12  the frame object's f_frame (at 3 P) points to the
+              its f_code is at H + 2 P, f_locals at H + 5 P.
+  3.11, 3.12  the frame object's f_frame (at H + P) points to the
               interpreter frame, whose localsplus[] start at 8 P + 8;
               its f_locals is at 3 P (3.11) or 5 P (3.12), f_code at
               4 P (3.11) or 0 (3.12).
@@ -63,13 +64,14 @@ _CO_NLOCALS = _CODE["co_nlocals"].__get__
 _VARNAME = _CODE.get("_varname_from_oparg")   # 3.11+: name of localsplus slot i
 
 if ctypes is not None:
+    _H = object.__basicsize__
     if _V < (3, 11):
         _F_FRAME = None                                   # the slots are in the frame object
         _SLOTS = _types.FrameType.__basicsize__ - _P
-        _F_LOCALS = 7 * _P
-        _F_CODE = 4 * _P                                  # in the frame object
+        _F_LOCALS = _H + 5 * _P
+        _F_CODE = _H + 2 * _P
     else:
-        _F_FRAME = 3 * _P
+        _F_FRAME = _H + _P
         _SLOTS = 8 * _P + 8
         _F_LOCALS = 3 * _P if _V == (3, 11) else 5 * _P
         _F_CODE = 4 * _P if _V == (3, 11) else 0
