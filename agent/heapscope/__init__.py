@@ -34,6 +34,11 @@ except (ImportError, SyntaxError, OSError) as e:
     def _type_name(t):
         return "error"
 
+try:
+    import resource as _resource   # the peak RSS where /proc is not
+except ImportError:
+    _resource = None
+
 __all__ = ["snapshot"]
 __version__ = "0.1.0"
 
@@ -233,9 +238,10 @@ def _rss():
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except BaseException as e:
         _reraise_host(e)
+    if _resource is None:
+        return 0
     try:
-        import resource
-        r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        r = _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss
         return r * 1024 if sys.platform != "darwin" else r
     except BaseException as e:
         _reraise_host(e)

@@ -64,6 +64,7 @@ Rules the walker lives by (see agent/doc.go and docs/pysnap-format.md):
   (is_agent_code: any module of this package's directory).
 """
 
+import builtins
 import gc
 import io
 import os
@@ -77,7 +78,7 @@ from ._introspect import (
     _T_MRO, _T_FLAGS, _FR_BACK, _FR_CODE, _MOD, _MOD_DICT, _WREF, _FT, _FR,
     _CELL, _MT, _BT, _MW, _MEMBER, _is_tracked, _getrefcount, _getsizeof, _dict_items,
     PY312, PY313, HASH_SEED_FIXED, INLINE_VALUES, HAVE_GC, HEAPTYPE, MANAGED_DICT,
-    is_agent_code, type_name, _tp_dict, _has, _is_csizeof, _str_get, mro_view,
+    is_agent_code, type_name, _has, _is_csizeof, _str_get, mro_view,
     CSizer, safe_attr, _has_dict_slot, _copy_str, executing_frame_ids,
     _host, from_host)
 from ._handlers import (
@@ -244,7 +245,7 @@ class Capture(Edges):
             self.warn("type %s: %s; its objects get unnamed edges" % (type_name(t), type_name(type(e))))
             k = K_GENERIC
         if view is None:
-            # Not ready (see ready()), or an MRO that is not one: sizes
+            # Not ready (see READY), or an MRO that is not one: sizes
             # without any lookup on it (getsizeof would ready the type).
             self.unsafe_size[tid] = CSizer(t)
             self.warn("type %s is not ready or has no usable MRO; its objects get unnamed edges "
@@ -315,15 +316,16 @@ class Capture(Edges):
         if flags & HEAPTYPE:
             # Plain: every non-heap base is object, no slots holding
             # objects, and the dict (if any) is managed or absent.
+            own = {id(c): d for c, d in view[2]}   # each class's exact-str entries
             for c in mro:
                 if c is object:
                     continue
                 if not _T_FLAGS(c) & HEAPTYPE:
                     return K_INSTX
-                d = _tp_dict(c)
+                d = own.get(id(c))
                 if d is None:
                     return K_INSTX
-                if _str_get(d, "__slots__")[0]:
+                if "__slots__" in d:
                     for v in d.values():
                         if type(v) is _MEMBER:
                             return K_INSTX
@@ -636,7 +638,6 @@ class Capture(Edges):
                 addr.append(id(m))
                 kinds.append(F.ROOT_MODULE)
                 names.append(self.name(name))
-        import builtins
         for o, n in ((builtins, "builtins"), (sys, "sys"), (gc.garbage, "gc.garbage")):
             addr.append(id(o))
             kinds.append(F.ROOT_GLOBAL)

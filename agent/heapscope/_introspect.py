@@ -10,8 +10,8 @@ whose hash collides with the name would have its __eq__ called. Lookups
 go through a copy of the dict's exact-str entries (_str_dict, mro_view),
 and getattr is used only where every dict it would search has exact-str
 keys only (generic_getattr, plain_storage). A type whose READY flag is
-not set is not read beyond its flags (ready). It also holds what the agent knows of the
-object layout of the running CPython (type flags, GC header and
+not set is not read beyond its flags. It also holds what the agent knows
+of the object layout of the running CPython (type flags, GC header and
 pre-header sizes, the order of list referents), how the agent recognizes
 its own code (is_agent_code: by the file name of the code, for every
 module of this package), and how an exception is told to be the
@@ -123,6 +123,11 @@ _second = itemgetter(1)
 
 HAVE_GC = 1 << 14
 HEAPTYPE = 1 << 9
+# Py_TPFLAGS_READY: the type went through PyType_Ready. Of a type without
+# it only tp_flags (__flags__, a plain member read) may be read: its MRO,
+# bases and dict may be NULL (an extension's static type used before it
+# is readied: _testcapi on 3.9-3.11 has one), and some getters do not
+# check (__bases__ crashed 3.9-3.11).
 READY = 1 << 12
 MANAGED_DICT = 1 << 4 if sys.version_info >= (3, 11) else 0
 MANAGED_WEAKREF = 1 << 3 if PY312 else 0
@@ -205,14 +210,6 @@ def type_name(t, view=None):
     if not m or m == "builtins":
         return q
     return m + "." + q
-
-
-def ready(t):
-    """Whether type t went through PyType_Ready. Only tp_flags of a type
-    that is not ready may be read: its MRO, bases and dict may be NULL
-    (an extension's static type used before it is readied: _testcapi on
-    3.9-3.11 has one), and some getters do not check."""
-    return bool(_T_FLAGS(t) & READY)
 
 
 def _tp_dict(t):
