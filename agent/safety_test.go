@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,16 @@ import (
 // has (see pythons).
 
 type interp struct{ Version, Path string }
+
+// minor is the interpreter's minor version: 11 for 3.11.7.
+func (p interp) minor() int {
+	f := strings.Split(p.Version, ".")
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
+}
 
 var (
 	interpsOnce sync.Once
@@ -64,7 +75,12 @@ func pythons(t *testing.T) []interp {
 			seen[f[2]] = true
 			interps = append(interps, interp{f[0], c})
 		}
-		sort.Slice(interps, func(i, j int) bool { return interps[i].Version < interps[j].Version })
+		sort.Slice(interps, func(i, j int) bool {
+			if a, b := interps[i].minor(), interps[j].minor(); a != b {
+				return a < b
+			}
+			return interps[i].Version < interps[j].Version
+		})
 	})
 	if len(interps) == 0 {
 		t.Skip("no CPython 3.9 or later")
@@ -215,9 +231,7 @@ func TestNotReadyType(t *testing.T) {
 			NotReady               []uint64 `json:"not_ready"`
 		}
 		runPyWith(t, py.Path, nil, "notready.py", &r, t.TempDir())
-		old := strings.HasPrefix(py.Version, "3.9.") || strings.HasPrefix(py.Version, "3.10.") ||
-			strings.HasPrefix(py.Version, "3.11.")
-		if old && len(r.NotReady) == 0 {
+		if py.minor() <= 11 && len(r.NotReady) == 0 {
 			t.Errorf("_testcapi of %s has no type that is not ready: the test tests nothing", py.Version)
 		}
 		open(t, r.Census)
@@ -330,6 +344,52 @@ func TestInterruptedAnywhere(t *testing.T) {
 		}
 		if strings.Count(stderr, "it is a directory") != 2 {
 			t.Errorf("no message for a directory as the target:\n%s", stderr)
+		}
+	})
+}
+
+// TestWithoutCtypes: where frames' slots cannot be read (no ctypes), the
+// capture still works, never reads f_locals, and says what it lacks.
+func TestWithoutCtypes(t *testing.T) {
+	eachPython(t, func(t *testing.T, py interp) {
+		if py.minor() >= 13 {
+			t.Skip("3.13+ reads locals through f_locals, which makes no dict")
+		}
+		pkg, err := Dir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "n.pysnap")
+		script := `
+import sys
+sys.modules["ctypes"] = None
+import heapscope
+def f():
+    a = 1
+    d = locals()
+    b = 2
+    p = heapscope.snapshot(sys.argv[1])
+    print(p, sorted(d))
+f()
+`
+		cmd := exec.Command(py.Path, "-c", script, path)
+		cmd.Env = append(os.Environ(), "PYTHONPATH="+pkg, "PYTHONDONTWRITEBYTECODE=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if got := strings.TrimSpace(string(out)); got != path+" ['a']" {
+			t.Errorf("output %q: want the path and locals() unchanged", got)
+		}
+		g := open(t, path)
+		warned := false
+		for _, w := range g.Warnings() {
+			if strings.Contains(w.Msg, "fast locals of frames cannot be read") {
+				warned = true
+			}
+		}
+		if !warned {
+			t.Errorf("no warning that locals could not be read: %v", g.Warnings())
 		}
 	})
 }
