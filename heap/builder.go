@@ -13,6 +13,11 @@ import (
 // it, warnings are counted and summarized in one last warning.
 const maxWarnings = 200
 
+// ErrNoObjects is wrapped by a reader's error for a snapshot that holds
+// no object: the heap of a live program is never empty, so the file is
+// cut short, or not a heap snapshot after all.
+var ErrNoObjects = errors.New("no objects")
+
 // Targets says how a [Builder]'s edges name their targets.
 type Targets uint8
 
