@@ -93,7 +93,12 @@
 //
 // Malformed input gives a [*FormatError] with the byte offset and the
 // top-level section ("heapsnapshot: edges at offset 12345: to_node 77 is
-// not a multiple of 7"); truncated input wraps [io.ErrUnexpectedEOF].
+// not a multiple of 7"); truncated input wraps [io.ErrUnexpectedEOF], and
+// a snapshot without nodes [heap.ErrNoObjects]. Memory follows what the
+// input holds, never what it declares: node_count and edge_count only
+// size allocations as far as the input's size allows, and a string index
+// must be below twice the nodes and edges read (V8 numbers strings in
+// the order it first writes them) before the reader makes room for it.
 // Errors from the underlying reader are returned wrapped, with the offset.
 // No input makes Read panic (FuzzRead).
 //

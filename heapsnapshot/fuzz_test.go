@@ -17,6 +17,8 @@ func FuzzRead(f *testing.F) {
 	s := tinySnap()
 	s.nodeFields = []string{"type", "name", "id", "self_size", "edge_count"}
 	f.Add(s.bytes())
+	f.Add(edgeNameBomb())
+	f.Add((&tsnap{}).bytes())
 	files, _ := filepath.Glob("testdata/*.heapsnapshot")
 	for _, name := range files {
 		if data, err := os.ReadFile(name); err == nil {

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/input"
 )
 
 // Options tunes reading. The zero value is the default.
@@ -33,15 +34,16 @@ func Read(r io.Reader) (*heap.Graph, error) { return Options{}.Read(r) }
 // Open reads the snapshot in the named file with the default options.
 func Open(path string) (*heap.Graph, error) { return Options{}.Open(path) }
 
-// Open reads the snapshot in the named file.
+// Open reads the snapshot in the named file, or named pipe: it streams,
+// and a pipe that no process writes to reads as empty, at once.
 func (o Options) Open(path string) (*heap.Graph, error) {
-	f, err := os.Open(path)
+	f, fi, err := input.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	size := int64(-1)
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+	if fi.Mode().IsRegular() {
 		size = fi.Size()
 	}
 	return o.read(f, size)
@@ -138,8 +140,10 @@ type reader struct {
 	nedge int // edges read
 
 	// enames lists the string indices that name edges, in the order of
-	// their first edge.
-	enames []uint32
+	// their first edge; lateNames the names edges() could not mark yet,
+	// one per such edge.
+	enames    []uint32
+	lateNames []uint32
 
 	maxName    int64 // largest string index named; -1 for none
 	maxNameOff int64
@@ -502,7 +506,7 @@ func (rd *reader) nodes() error {
 		return s.errorf(rd.nodesOff, "node_count is %d but nodes holds %d nodes", rd.nodeCount, n)
 	}
 	if n == 0 {
-		return s.errorf(rd.nodesOff, "no nodes")
+		return s.errorf(rd.nodesOff, "%w: the nodes array is empty", heap.ErrNoObjects)
 	}
 	if rd.rootIndex/uint64(rd.nf) >= uint64(n) {
 		return s.errorf(rd.nodesOff, "root_index %d out of range", rd.rootIndex)
@@ -539,8 +543,13 @@ func (rd *reader) edges() error {
 	eType, eName, eTo := rd.eType, rd.eName, rd.eTo
 	ef := rd.ef
 	maxName, maxNameOff := rd.maxName, rd.maxNameOff
-	// Names beyond this are corrupt (see markUses): not marked here.
-	maxUse := uint64(2*(int64(len(rd.ntype))+want) + 1<<16)
+	// V8 numbers strings in the order it first writes them, nodes then
+	// edges, so an edge names a string below the number of nodes and
+	// edges read so far; use grows with that bound, never with the edge
+	// counts the nodes declare. Names beyond it are corrupt, or from a
+	// writer that numbers strings otherwise: markUses checks them once
+	// every edge is read (see markUses), and marks them then.
+	nnodes := uint64(len(rd.ntype))
 	use := rd.use
 	nedges := rd.nedges
 	src, left := -1, uint32(0) // the current source and its edges not yet read
@@ -576,7 +585,7 @@ func (rd *reader) edges() error {
 				if name > packMask && rd.etype == nil {
 					rd.widen()
 				}
-				if name <= maxUse {
+				if name <= 2*(nnodes+uint64(rd.nedge))+1<<16 {
 					if name >= uint64(len(use)) {
 						nu := make([]uint8, max(int(name)+1, 2*len(use), 1024))
 						copy(nu, use)
@@ -586,6 +595,8 @@ func (rd *reader) edges() error {
 						use[name] = useName
 						rd.enames = append(rd.enames, uint32(name))
 					}
+				} else {
+					rd.lateNames = append(rd.lateNames, uint32(name))
 				}
 			}
 			for left == 0 {
@@ -634,6 +645,13 @@ func (rd *reader) markUses() error {
 	} else if int64(len(use)) < rd.maxName+1 {
 		use = append(use, make([]uint8, rd.maxName+1-int64(len(use)))...)
 	}
+	for _, name := range rd.lateNames {
+		if use[name] == 0 {
+			use[name] = useName
+			rd.enames = append(rd.enames, name)
+		}
+	}
+	rd.lateNames = nil
 	nodeUse := make([]uint8, len(rd.nodeTypes))
 	for i, t := range rd.nodeTypes {
 		switch t {
