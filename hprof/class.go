@@ -14,12 +14,27 @@ type classInfo struct {
 	fields                             []field // instance fields of this class only, in dump order
 	statics                            []field // static fields with their values
 
-	name     string // internal form ("java/util/HashMap"), "" until resolved
-	layout   *fieldLayout
-	plan     *plan
-	counting []int32 // pass 1: offsets of reference fields, see reader.countRefs
-	nbytes   int     // pass 1: field bytes the chain declares, -1 when unknown
-	mirror   uint64  // shallow size of the class object
+	name   string // internal form ("java/util/HashMap"), "" until resolved
+	layout *fieldLayout
+	plan   *plan
+	mirror uint64 // shallow size of the class object
+
+	// The superclass chain, resolved once per pass by [reader.resolve]
+	// and shared by all subclasses, so that memory and work stay in
+	// proportion to the fields the dump declares, however many classes
+	// share a long chain.
+	resolved bool
+	onPath   bool       // on the path resolve is walking
+	sup      *classInfo // the superclass, nil when it has no CLASS_DUMP (or closes a cycle)
+	complete bool       // the chain ends at a class without a superclass
+	own      int64      // field bytes of this class's own fields
+	nbytes   int64      // field bytes of the whole chain as far as the dump has it
+	ownRefs  []int32    // offsets of own reference fields in own field data
+	labels   []heap.Label
+	refs     *classInfo // the nearest class of the chain, c included, with reference fields
+	refsAt   int64      // where refs's own fields start in c's field data
+	up       *classInfo // for a class with reference fields: the next one up the chain
+	upAt     int64      // where up's own fields start relative to this class's own fields
 }
 
 // field is a field descriptor; val is set for static fields only.
@@ -31,18 +46,12 @@ type field struct {
 
 // plan says how to decode the field data of an instance of a class.
 type plan struct {
+	info     *classInfo // reference fields: the chain from info.refs up
 	typ      heap.TypeID
-	size     uint64    // shallow size of an instance
-	nbytes   int       // field bytes the dump should carry
-	complete bool      // the whole superclass chain is in the dump
-	refs     []refSlot // reference fields
+	size     uint64 // shallow size of an instance
+	nbytes   int    // field bytes the dump should carry
+	complete bool   // the whole superclass chain is in the dump
 	str      *stringSlots
-}
-
-// refSlot is a reference field at byte offset off of the field data.
-type refSlot struct {
-	off   int32
-	label heap.Label
 }
 
 // stringSlots are the offsets in a java.lang.String's field data of the
@@ -51,55 +60,84 @@ type stringSlots struct {
 	value, coder, offset, count int
 }
 
-// maxDepth bounds superclass chains (real ones are a few dozen deep).
-const maxDepth = 256
-
-// chain returns c followed by its superclasses, as far as the dump has
-// them, and whether the chain reached a class without a superclass.
-func (r *reader) chain(c *classInfo) ([]*classInfo, bool) {
-	var out []*classInfo
-	seen := map[*classInfo]bool{}
-	for c != nil && len(out) < maxDepth && !seen[c] {
-		seen[c] = true
-		out = append(out, c)
-		if c.super == 0 {
-			return out, true
-		}
-		c = r.classes[c.super]
+// resolve resolves the superclass chain of c and of every class above it
+// that is not resolved yet, each once: it walks up to a resolved class,
+// a class without a superclass, a superclass the dump lacks, or a cycle
+// (a damaged dump; the class that closes it is taken to have no
+// superclass), then fills in the classes on the way down.
+func (r *reader) resolve(c *classInfo) {
+	if c.resolved {
+		return
 	}
-	return out, false
+	path := r.path[:0]
+	var top *classInfo // the resolved class the path ends on, if any
+	for k := c; ; {
+		k.onPath = true
+		path = append(path, k)
+		if k.super == 0 {
+			break
+		}
+		s := r.classes[k.super]
+		if s == nil || s.onPath {
+			break
+		}
+		if s.resolved {
+			top = s
+			break
+		}
+		k = s
+	}
+	for i := len(path) - 1; i >= 0; i-- {
+		k := path[i]
+		k.onPath = false
+		k.sup = top
+		k.complete = k.super == 0 || (top != nil && top.complete)
+		k.own, k.ownRefs = 0, k.ownRefs[:0]
+		for _, f := range k.fields {
+			if isRef(f.typ) {
+				k.ownRefs = append(k.ownRefs, int32(k.own))
+			}
+			k.own += int64(valueSize(f.typ, r.idSize))
+		}
+		k.nbytes, k.refs, k.refsAt, k.up, k.upAt = k.own, nil, 0, nil, 0
+		if top != nil {
+			k.nbytes += top.nbytes
+			k.up, k.upAt = top.refs, k.own+top.refsAt
+		}
+		if len(k.ownRefs) > 0 {
+			k.refs = k
+		} else {
+			k.refs, k.refsAt = k.up, k.upAt
+		}
+		k.resolved = true
+		top = k
+	}
+	r.path = path[:0]
+	r.work.resolved += len(path)
 }
 
-// countRefs returns the offsets of the reference fields of instances of
-// class id and the field bytes they carry, for counting edges in pass 1
-// before names are known; ok is false if the class is not (yet) known.
-func (r *reader) countRefs(id uint64) (offs []int32, nbytes int, ok bool) {
-	c := r.classes[id]
+// unresolve forgets every resolved chain, for pass 2 to resolve them
+// again with every CLASS_DUMP known.
+func (r *reader) unresolve() {
+	for _, c := range r.classes {
+		c.resolved = false
+	}
+}
+
+// countRefs returns class id for counting the reference fields of its
+// instances in pass 1, before names are known, and the field bytes its
+// instances carry; ok is false if the class or part of its chain is not
+// (yet) known.
+func (r *reader) countRefs(id uint64) (c *classInfo, nbytes int, ok bool) {
+	c = r.classes[id]
 	if c == nil {
 		return nil, 0, false
 	}
-	if c.counting != nil || c.nbytes != 0 {
-		return c.counting, c.nbytes, c.nbytes >= 0
-	}
-	chain, complete := r.chain(c)
-	off := 0
-	for _, k := range chain {
-		for _, f := range k.fields {
-			if isRef(f.typ) {
-				c.counting = append(c.counting, int32(off))
-			}
-			off += valueSize(f.typ, r.idSize)
-		}
-	}
-	if !complete {
-		c.counting, c.nbytes = nil, -1
+	r.resolve(c)
+	if !c.complete || c.nbytes > int64(r.c.win) {
 		return nil, 0, false
 	}
-	if c.counting == nil {
-		c.counting = []int32{}
-	}
-	c.nbytes = off
-	return c.counting, off, true
+	return c, int(c.nbytes), true
 }
 
 // instancePlan returns the decoding plan for instances of class id, or
@@ -112,63 +150,85 @@ func (r *reader) instancePlan(id uint64) *plan {
 	if c.plan != nil {
 		return c.plan
 	}
-	p := &plan{typ: r.b.Type(javaName(c.name))}
-	chain, complete := r.chain(c)
-	p.complete = complete
-	off := 0
-	for _, k := range chain {
-		isRef := k.name == "java/lang/ref/Reference"
-		isString := k.name == "java/lang/String"
-		if isString && k == c {
-			p.str = &stringSlots{-1, -1, -1, -1}
-		}
-		for _, f := range k.fields {
+	r.resolve(c)
+	p := &plan{info: c, typ: r.b.Type(javaName(c.name)), complete: c.complete, nbytes: int(min(c.nbytes, 1<<31-1))}
+	if c.name == "java/lang/String" {
+		p.str = &stringSlots{-1, -1, -1, -1}
+		off := 0
+		for _, f := range c.fields {
 			name := r.name(f.name)
-			if f.typ == typeObject || f.typ == typeArrayObject {
-				kind := heap.Strong
-				if isRef && name == "referent" {
-					kind = heap.Weak
-				}
-				p.refs = append(p.refs, refSlot{int32(off), heap.NamedLabel(kind, r.b.String(name))})
-			}
-			if p.str != nil && k == c {
-				switch {
-				case name == "value" && isRefType(f.typ):
-					p.str.value = off
-				case name == "coder" && f.typ == typeByte:
-					p.str.coder = off
-				case name == "offset" && f.typ == typeInt:
-					p.str.offset = off
-				case name == "count" && f.typ == typeInt:
-					p.str.count = off
-				}
+			switch {
+			case name == "value" && isRefType(f.typ):
+				p.str.value = off
+			case name == "coder" && f.typ == typeByte:
+				p.str.coder = off
+			case name == "offset" && f.typ == typeInt:
+				p.str.offset = off
+			case name == "count" && f.typ == typeInt:
+				p.str.count = off
 			}
 			off += valueSize(f.typ, r.idSize)
 		}
+		if p.str.value < 0 {
+			p.str = nil
+		}
 	}
-	p.nbytes = off
-	if p.str != nil && p.str.value < 0 {
-		p.str = nil
+	for k := c.refs; k != nil && k.labels == nil; k = k.up {
+		r.labelFields(k)
 	}
 	p.size = r.instanceSize(c)
 	c.plan = p
 	return p
 }
 
+// labelFields gives the reference fields of class k their edge labels:
+// named after the field, weak for java.lang.ref.Reference.referent.
+func (r *reader) labelFields(k *classInfo) {
+	isReference := k.name == "java/lang/ref/Reference"
+	k.labels = make([]heap.Label, 0, len(k.ownRefs))
+	for _, f := range k.fields {
+		if !isRef(f.typ) {
+			continue
+		}
+		name := r.name(f.name)
+		kind := heap.Strong
+		if isReference && name == "referent" {
+			kind = heap.Weak
+		}
+		k.labels = append(k.labels, heap.NamedLabel(kind, r.b.String(name)))
+	}
+}
+
 func isRefType(t byte) bool { return isRef(t) }
 
 // fieldLayoutOf returns the HotSpot field layout of class c (memoized).
-func (r *reader) fieldLayoutOf(c *classInfo, depth int) fieldLayout {
+// It lays out the classes of the chain that have no layout yet from the
+// top down, without recursion: a chain may be as long as the dump.
+func (r *reader) fieldLayoutOf(c *classInfo) fieldLayout {
 	if c.layout != nil {
 		return *c.layout
 	}
-	base := fieldLayout{end: r.model.header}
-	c.layout = &base // a superclass cycle in a damaged dump ends here
-	if c.super != 0 && depth < maxDepth {
-		if s := r.classes[c.super]; s != nil && s != c {
-			base = r.fieldLayoutOf(s, depth+1)
-		}
+	r.resolve(c)
+	path := r.path[:0]
+	for k := c; k != nil && k.layout == nil; k = k.sup {
+		path = append(path, k)
 	}
+	for i := len(path) - 1; i >= 0; i-- {
+		k := path[i]
+		base := fieldLayout{end: r.model.header}
+		if k.sup != nil {
+			base = *k.sup.layout
+		}
+		l := r.extendBy(k, base)
+		k.layout = &l
+	}
+	r.path = path[:0]
+	return *c.layout
+}
+
+// extendBy returns the layout of class c whose superclass has layout
+// base.
+func (r *reader) extendBy(c *classInfo, base fieldLayout) fieldLayout {
 	var prims, cprims []int
 	refs, crefs := 0, 0
 	group := map[string]bool{}
@@ -199,22 +259,19 @@ func (r *reader) fieldLayoutOf(c *classInfo, depth int) fieldLayout {
 			}
 		}
 	}
-	var l fieldLayout
 	if group["*"] {
-		l = base.extendContended(cprims, crefs, r.model.ref)
-	} else {
-		l = base.extend(prims, refs, r.model.ref)
-		if len(cprims)+crefs > 0 {
-			l = l.extendContended(cprims, crefs, r.model.ref)
-		}
+		return base.extendContended(cprims, crefs, r.model.ref)
 	}
-	c.layout = &l
+	l := base.extend(prims, refs, r.model.ref)
+	if len(cprims)+crefs > 0 {
+		l = l.extendContended(cprims, crefs, r.model.ref)
+	}
 	return l
 }
 
 // instanceSize returns the shallow size of an instance of c.
 func (r *reader) instanceSize(c *classInfo) uint64 {
-	l := r.fieldLayoutOf(c, 0)
+	l := r.fieldLayoutOf(c)
 	return alignUp(uint64(l.end), uint64(r.model.align))
 }
 

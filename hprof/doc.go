@@ -17,8 +17,10 @@
 // right after the string or shortly before it, where the reader's window
 // still has it; else the reader finds it from the nearest noted
 // sub-record. Top-level records with unknown tags are skipped by their
-// length. [Open] also reads gzip-compressed dumps, which it first
-// decompresses into a temporary file.
+// length. [Open] and [Options.Read] also read gzip-compressed dumps,
+// which they first decompress into a temporary file without a name, up
+// to a limit ([Options].MaxInflated; by default 64 times the compressed
+// size, and at least 1 GiB).
 //
 // Memory: besides the graph and the builder's columns, Read needs 8
 // bytes per object in pass 1, 13 while it builds the index and 5 in
@@ -26,6 +28,16 @@
 // nothing per object. A HotSpot dump of 1 GB with 16M objects takes
 // about 2.5 s of CPU on one core and 1.1 GB of peak RSS
 // (bench/hprof/RESULTS.md).
+//
+// Memory and work stay in proportion to the input, whatever it holds.
+// Superclass chains are resolved once per class and shared by all
+// subclasses (each class keeps only its own fields), so a chain shared by
+// many classes costs no more than its fields. Finding a string's value
+// away from the string parses at most 128 objects, 128 other sub-records
+// or 64 KiB from a checkpoint of pass 1. The digest of a value of 1 KiB
+// or more is remembered by value array, and all hashing stops after 4
+// times the input and 64 MiB: strings past that get a label but no
+// digest, with a warning.
 //
 // # Graph
 //
@@ -119,7 +131,10 @@
 //
 // A file that does not start with a supported header is a *[FormatError].
 // So is a dump cut short, whose error wraps io.ErrUnexpectedEOF; then Read
-// also returns the graph of what came before the cut. Damage inside a
+// also returns the graph of what came before the cut. A dump in segments
+// (HEAP_DUMP_SEGMENT) that does not end with HEAP_DUMP_END is cut short
+// too: it was cut right after a record. A dump without any object is an
+// error that wraps [heap.ErrNoObjects], and Read returns no graph. Damage inside a
 // heap-dump record (an unknown sub-record tag, a sub-record that overruns
 // its record, a count larger than the bytes left) ends that record with a
 // warning ([heap.Graph.Warnings]), and reading goes on with the next

@@ -10,8 +10,19 @@ import (
 )
 
 // FuzzRead checks that Read never panics and that it returns either an
-// error or a valid graph, and that its errors are *FormatErrors.
+// error or a valid graph, and that its errors are *FormatErrors. Inputs
+// that start like gzip go through Options.Read, with a small limit on
+// their decompressed size. The hostile dumps of hostile_test.go, small,
+// are seeds.
 func FuzzRead(f *testing.F) {
+	f.Setenv("TMPDIR", f.TempDir())
+	f.Add(chainDump(3, 40, 20, true))
+	f.Add(chainDump(40, 1, 10, false))
+	f.Add(rootsDump(3000, 40, 300))
+	f.Add(substringDump(500, 20))
+	cut := tinyDump(8)
+	f.Add(cut[:len(cut)-recordHeaderBytes]) // no HEAP_DUMP_END
+	f.Add(bomb(f, 1))
 	f.Add(tinyDump(8))
 	f.Add(tinyDump(4))
 	w := newDumpWriter("JAVA PROFILE 1.0.1", 8)
@@ -32,7 +43,7 @@ func FuzzRead(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		g, err := Read(bytes.NewReader(b), int64(len(b)))
+		g, err := Options{MaxInflated: 1 << 20}.Read(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
 			var fe *FormatError
 			if !errors.As(err, &fe) {

@@ -26,10 +26,8 @@ func (rd *reader) subRecords(s *segment, pass int) int64 {
 	c.seek(s.start)
 	for {
 		off := c.off()
-		if pass == 1 && rd.addrs.n%checkpointEvery == 0 && rd.addrs.n/checkpointEvery == len(rd.ckOff) {
-			// The next object, if this sub-record is one, starts a block.
-			rd.ckOff = append(rd.ckOff, off)
-			rd.ckSeg = append(rd.ckSeg, uint32(len(rd.segs)))
+		if pass == 1 {
+			rd.checkpoint(off)
 		}
 		if off >= stop || c.err != nil {
 			if c.err != nil && pass == 1 {
@@ -155,9 +153,10 @@ type planEntry struct {
 // countCache remembers what countRefs said about a class.
 type countCache struct {
 	cls    uint64
-	offs   []int32
+	info   *classInfo
 	nbytes int
 	ok     bool
+	known  bool
 	str    bool // the class is java.lang.String, as far as pass 1 knows
 }
 
@@ -226,15 +225,14 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 	if pass == 1 {
 		rd.addObj(addr)
 		e := &rd.counts[classSlot(cls)]
-		if cls != e.cls || e.offs == nil {
-			offs, nb, ok := rd.countRefs(cls)
-			*e = countCache{cls, offs, nb, ok, rd.className(cls) == "java/lang/String"}
+		if cls != e.cls || !e.known {
+			info, nb, ok := rd.countRefs(cls)
+			*e = countCache{cls, info, nb, ok, ok, rd.className(cls) == "java/lang/String"}
 		}
 		if e.str {
 			rd.nstrings++
 		}
-		offs, nb, ok := e.offs, e.nbytes, e.ok
-		if !ok || int64(nb) != n || n > int64(c.win) {
+		if !e.ok || int64(e.nbytes) != n || n > int64(c.win) {
 			rd.nedges += int(n) / I
 			c.skip(n)
 			return
@@ -243,9 +241,11 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 		if data == nil {
 			return
 		}
-		for _, o := range offs {
-			if getID(data[o:], I) != 0 {
-				rd.nedges++
+		for k, base := e.info.refs, e.info.refsAt; k != nil; base, k = base+k.upAt, k.up {
+			for _, o := range k.ownRefs {
+				if getID(data[base+int64(o):], I) != 0 {
+					rd.nedges++
+				}
 			}
 		}
 		return
@@ -277,12 +277,15 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 	if data == nil {
 		return
 	}
-	for _, s := range p.refs {
-		if v := getID(data[s.off:], I); v != 0 {
-			rd.edge(id, addr, v, s.label)
+	for k, base := p.info.refs, p.info.refsAt; k != nil; base, k = base+k.upAt, k.up {
+		for j, o := range k.ownRefs {
+			if v := getID(data[base+int64(o):], I); v != 0 {
+				rd.edge(id, addr, v, k.labels[j])
+			}
 		}
 	}
 	if p.str != nil {
+		rd.strAddr = addr
 		rd.stringInstance(id, data, p.str)
 	}
 }

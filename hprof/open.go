@@ -5,10 +5,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
-	"os"
 
 	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/input"
 )
 
 // magic is the start of every HPROF file this package reads.
@@ -37,53 +38,80 @@ func isMagic(b []byte) bool {
 	return bytes.HasPrefix(b, []byte(magic)) && b[len(magic)] >= '1' && b[len(magic)] <= '3'
 }
 
+// Options tunes [Options.Open] and [Options.Read]. The zero value is the
+// default.
+type Options struct {
+	// MaxInflated bounds the decompressed size of a gzip-compressed
+	// dump, which is decompressed into a temporary file; 0 means the
+	// default of input.DefaultLimit: 64 times the compressed size, and
+	// at least 1 GiB.
+	MaxInflated int64
+}
+
+// Open reads the HPROF dump in the named file with the default options.
+func Open(path string) (*heap.Graph, error) { return Options{}.Open(path) }
+
 // Open reads the HPROF dump in the named file, plain or gzip-compressed
-// (as `jcmd PID GC.heap_dump -gz=N` writes it: one or more gzip members).
-// A compressed dump is first decompressed into a temporary file in
-// [os.TempDir], which Open removes before it returns; it needs as much
-// free space as the dump has bytes. Results and errors are as for
-// [Read]; errors of the file system are returned as they are, and a
-// damaged gzip stream gives a *[FormatError] whose Record is "gzip"; a
-// cut one is read as far as it goes, as Read reads a cut dump.
-func Open(path string) (*heap.Graph, error) {
-	f, err := os.Open(path)
+// (as `jcmd PID GC.heap_dump -gz=N` writes it: one or more gzip
+// members). The file must be a regular file: Open refuses a named pipe
+// (without waiting for a writer), which heapfile.Open reads. Results and
+// errors are as for [Options.Read]; errors of the file system are
+// returned as they are.
+func (o Options) Open(path string) (*heap.Graph, error) {
+	f, fi, err := input.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if !fi.Mode().IsRegular() {
+		return nil, input.NotRegular(path, fi)
+	}
+	return o.Read(f, fi.Size())
+}
+
+// Read reads an HPROF dump of size bytes from r, plain or
+// gzip-compressed. A compressed dump is first decompressed into a
+// temporary file that has no name (see package input: $TMPDIR, mode
+// 0600, unlinked at once, so nothing is left behind even if the process
+// is killed); it needs as much free space as the dump has bytes, and
+// more than MaxInflated bytes is a *[FormatError] whose Record is "gzip"
+// and whose Err wraps *input.LimitError. A damaged gzip stream also
+// gives a *FormatError whose Record is "gzip"; a cut one is read as far
+// as it goes, as [Read] reads a cut dump. Other results and errors are
+// as for [Read].
+func (o Options) Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
 	var m [2]byte
-	n, err := f.ReadAt(m[:], 0)
+	n, err := r.ReadAt(m[:], 0)
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
 	if n < 2 || m[0] != 0x1f || m[1] != 0x8b {
-		st, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		return Read(f, st.Size())
+		return Read(r, size)
 	}
-	return openGzip(f)
+	limit := o.MaxInflated
+	if limit <= 0 {
+		limit = input.DefaultLimit(size)
+	}
+	return readGzip(io.NewSectionReader(r, 0, size), limit)
 }
 
-// openGzip decompresses f into a temporary file and reads that.
-func openGzip(f *os.File) (*heap.Graph, error) {
-	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<20))
+// readGzip decompresses r into a temporary file and reads that.
+func readGzip(r io.Reader, limit int64) (*heap.Graph, error) {
+	zr, err := gzip.NewReader(bufio.NewReaderSize(r, 1<<20))
 	if err != nil {
 		return nil, &FormatError{Offset: 0, Record: "gzip", Err: err}
 	}
-	tmp, err := os.CreateTemp("", "heapscope-*.hprof")
+	tmp, err := input.Spool(zr, limit)
 	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
-	size, zerr := io.Copy(tmp, zr)
-	if zerr != nil && !errors.Is(zerr, io.ErrUnexpectedEOF) {
-		var pe *os.PathError
-		if errors.As(zerr, &pe) {
-			return nil, zerr // the temporary file, not the input
+		var le *input.LimitError
+		if errors.As(err, &le) {
+			return nil, &FormatError{Offset: limit, Record: "gzip", Err: fmt.Errorf("decompresses to %w", err)}
 		}
+		return nil, err // the temporary file, not the input
+	}
+	defer tmp.Close()
+	size, zerr := tmp.Size, tmp.ReadErr
+	if zerr != nil && !errors.Is(zerr, io.ErrUnexpectedEOF) {
 		return nil, &FormatError{Offset: size, Record: "gzip", Err: zerr}
 	}
 	g, err := Read(tmp, size)

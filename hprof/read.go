@@ -30,12 +30,14 @@ type reader struct {
 	names     map[uint64]string // decoded UTF8 records
 	loadNames map[uint64]uint64 // class object id -> UTF8 id of its name
 	classes   map[uint64]*classInfo
+	path      []*classInfo // scratch for resolve and fieldLayoutOf
+	work      work
 	segs      []segment
 
 	// Pass 1.
 	addrs     addrList
-	ckOff     []int64  // offset of the sub-record of object k*checkpointEvery
-	ckSeg     []uint32 // and the index of its segment
+	cks       []checkpoint // see reader.checkpoint
+	ckSubs    int          // sub-records since the last checkpoint
 	firstAddr uint64
 	nedges    int
 	nstrings  int    // instances of java.lang.String
@@ -64,7 +66,12 @@ type reader struct {
 	stop          int64 // where the current segment's sub-records end
 	ring          [ringSize]arrayLoc
 	ringNext      int
-	labels        strings.Builder // the current block of label bytes
+	locCache      [locateCache]located
+	digests       map[heap.ObjectID]digestMemo // of long values, by value array
+	undigested    int                          // strings past the hashing budget
+	undigestedAt  uint64                       // the first of them
+	strAddr       uint64                       // address of the string being labelled
+	labels        strings.Builder              // the current block of label bytes
 	scratch       []byte
 	dangling      int
 	firstDangling uint64
@@ -75,6 +82,14 @@ type reader struct {
 	noClass       int
 	noClassOff    int64
 	truncated     error
+}
+
+// work counts what the reader does that could grow faster than its
+// input on a hostile dump; the tests check that it grows in proportion.
+type work struct {
+	resolved int   // classes whose chain was resolved
+	located  int   // sub-records parsed to find string values
+	hashed   int64 // bytes of string values hashed for digests
 }
 
 // span is the place of a UTF8 record's text.
@@ -106,7 +121,11 @@ type segment struct {
 // window, and with a few reads elsewhere through a 64 KiB window for
 // string values far from their strings; it never holds more of r.
 func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
-	rd := &reader{
+	return newReader(r, size).read()
+}
+
+func newReader(r io.ReaderAt, size int64) *reader {
+	return &reader{
 		r: r, size: size,
 		utf8:         map[uint64]span{},
 		names:        map[uint64]string{},
@@ -116,7 +135,6 @@ func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
 		arrayTypes:   map[uint64]heap.TypeID{},
 		b:            heap.NewBuilder(heap.ByID),
 	}
-	return rd.read()
 }
 
 func (rd *reader) read() (*heap.Graph, error) {
@@ -128,6 +146,9 @@ func (rd *reader) read() (*heap.Graph, error) {
 	rd.c2 = newCursor(rd.r, rd.size, rd.idSize, 64<<10)
 	if err := rd.pass1(start); err != nil {
 		return nil, err
+	}
+	if rd.addrs.n == 0 {
+		return nil, rd.empty()
 	}
 	rd.prepare()
 	rd.pass2()
@@ -198,11 +219,27 @@ func (rd *reader) name(id uint64) string {
 	return s
 }
 
+// empty returns the error for a dump without objects.
+func (rd *reader) empty() error {
+	what := "the dump has no HEAP_DUMP or HEAP_DUMP_SEGMENT record"
+	if len(rd.segs) > 0 {
+		what = fmt.Sprintf("its %d heap-dump records hold no object", len(rd.segs))
+	}
+	if fe, ok := rd.truncated.(*FormatError); ok {
+		return &FormatError{Offset: fe.Offset, Record: fe.Record, Err: fmt.Errorf("%w (%s) before the input ends: %w", heap.ErrNoObjects, what, fe.Err)}
+	}
+	return &FormatError{Offset: rd.size, Err: fmt.Errorf("%w: %s", heap.ErrNoObjects, what)}
+}
+
 // pass1 walks the top-level records: it indexes UTF8 records, reads
 // LOAD_CLASS and CLASS_DUMP records, and lists every object's address.
+// A dump in segments (HEAP_DUMP_SEGMENT) must end them with
+// HEAP_DUMP_END, as every HotSpot and Android dump does: without it the
+// dump was cut at a record boundary, and Read reports it as cut.
 func (rd *reader) pass1(off int64) error {
 	c := rd.c
 	unknown := map[byte]int{}
+	lastSeg := int64(-1) // offset of the last HEAP_DUMP_SEGMENT not followed by HEAP_DUMP_END
 	for off < rd.size {
 		if rd.size-off < recordHeaderBytes {
 			rd.truncated = &FormatError{Offset: off, Record: "record", Err: fmt.Errorf("record header: %w", io.ErrUnexpectedEOF)}
@@ -252,8 +289,13 @@ func (rd *reader) pass1(off int64) error {
 			s := segment{tag: tag, start: body, end: end, declared: body + length}
 			s.stop = rd.subRecords(&s, 1)
 			rd.segs = append(rd.segs, s)
+			if tag == tagHeapDumpSeg {
+				lastSeg = off
+			}
+		case tagHeapDumpEnd:
+			lastSeg = -1
 		case tagUnloadClass, tagFrame, tagTrace, tagAllocSites, tagHeapSummary,
-			tagStartThread, tagEndThread, tagCPUSamples, tagControl, tagHeapDumpEnd:
+			tagStartThread, tagEndThread, tagCPUSamples, tagControl:
 		default:
 			if unknown[tag] == 0 {
 				rd.b.Warn(off, "unknown record tag %#02x (%d bytes); skipped", tag, length)
@@ -269,6 +311,10 @@ func (rd *reader) pass1(off int64) error {
 		if n > 1 {
 			rd.b.Warn(-1, "%d records with unknown tag %#02x skipped in all", n, tag)
 		}
+	}
+	if lastSeg >= 0 && rd.truncated == nil {
+		rd.truncated = &FormatError{Offset: rd.size,
+			Err: fmt.Errorf("no HEAP_DUMP_END after the HEAP_DUMP_SEGMENT at %#x: the dump is cut short: %w", lastSeg, io.ErrUnexpectedEOF)}
 	}
 	return nil
 }
@@ -298,6 +344,7 @@ func (rd *reader) prepare() {
 	if rd.idx.dups > 0 {
 		rd.b.Warn(-1, "%d objects share an id with an earlier object; references go to the first", rd.idx.dups)
 	}
+	rd.unresolve()
 	rd.b.Grow(rd.nobj, rd.nedges)
 	// Room for a label and a digest per string: appending 3.5M of them to
 	// empty columns costs 0.3 s and 400 MB of garbage on a 1 GB dump.
@@ -345,6 +392,10 @@ func (rd *reader) finish(t time.Time) {
 	}
 	if rd.badFields > 0 {
 		rd.b.Warn(rd.badFieldsOff, "%d instances whose field data disagrees with their class's fields; their fields were not decoded", rd.badFields)
+	}
+	if rd.undigested > 0 {
+		rd.b.Warn(-1, "%d strings (first: %#x) have no digest: their values hold more characters than the reader hashes for a dump of this size; duplicate detection misses them",
+			rd.undigested, rd.undigestedAt)
 	}
 	align := strconv.Itoa(rd.model.align)
 	rd.b.SetMeta(heap.Meta{

@@ -1,6 +1,7 @@
 package hprof
 
 import (
+	"sort"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -66,6 +67,7 @@ func (rd *reader) stringInstance(id heap.ObjectID, data []byte, s *stringSlots) 
 	a := heap.ObjectID(arr)
 	if a == id+1 {
 		if loc, b, ok := rd.peekArray(v); ok {
+			loc.id = a
 			rd.stringFrom(id, loc, p, b)
 			return
 		}
@@ -131,6 +133,24 @@ func (rd *reader) peekArray(addr uint64) (arrayLoc, []byte, bool) {
 	return loc, b[hdr:], true
 }
 
+// Digests of long values are remembered by value array, so that strings
+// sharing one (string deduplication, substrings of JDK 6) do not hash it
+// again; and all hashing stops at a budget in proportion to the input,
+// past which strings get a label but no digest (with a warning), so that
+// no dump makes the reader hash more than a few times its size.
+const (
+	memoFrom     = 1 << 10 // bytes of a value whose digest is remembered
+	budgetFactor = 4       // hashing budget: budgetFactor times the input...
+	budgetExtra  = 64 << 20
+)
+
+// digestMemo is the digest of a range of a value array.
+type digestMemo struct {
+	first, n int64
+	coder    int8
+	h        uint64
+}
+
 // stringFrom computes the label and digest of string obj whose value
 // array is at loc, from b (the array's element data) or, when b is nil,
 // from the input, and emits them.
@@ -148,48 +168,77 @@ func (rd *reader) stringFrom(obj heap.ObjectID, loc arrayLoc, p stringRef, b []b
 		coder = 0
 	}
 	total := n * es
+	want := digestMemo{first: first, n: n, coder: coder}
+	memo, digest := false, true
+	if total >= memoFrom {
+		if m, ok := rd.digests[loc.id]; ok && m.first == first && m.n == n && m.coder == coder {
+			want.h, memo = m.h, true
+		}
+	}
+	if !memo && rd.work.hashed+total > budgetFactor*rd.size+budgetExtra {
+		digest = false
+		if rd.undigested == 0 {
+			rd.undigestedAt = rd.strAddr
+		}
+		rd.undigested++
+	}
+	hashing := !memo && digest
+	if hashing {
+		rd.work.hashed += total
+	}
 	// Digest: FNV-1a 64.
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
 	h = (h ^ uint64(uint8(coder))) * prime
-	var head []byte
 	if b != nil {
 		b = b[first*es : first*es+total]
-		head = b[:min(total, 2*labelChars+2)]
-		for _, x := range b {
-			h = (h ^ uint64(x)) * prime
-		}
-	} else {
-		c := rd.c2
-		c.err = nil
-		c.seek(loc.off + first*es)
-		for left := total; left > 0; {
-			b := c.chunk(left)
-			if b == nil {
-				return
-			}
-			if head == nil {
-				head = b[:min(int64(len(b)), 2*labelChars+2)]
-				rd.scratch = appendChars(rd.scratch[:0], head, coder == 1, loc.char)
-			}
-			left -= int64(len(b))
+		if hashing {
 			for _, x := range b {
 				h = (h ^ uint64(x)) * prime
 			}
 		}
-		if head == nil {
-			rd.scratch = rd.scratch[:0]
+		rd.scratch = appendChars(rd.scratch[:0], b[:min(total, 2*labelChars+2)], coder == 1, loc.char)
+	} else {
+		c := rd.c2
+		c.err = nil
+		c.seek(loc.off + first*es)
+		left := total
+		if !hashing {
+			left = min(total, 2*labelChars+2)
 		}
-		rd.emitString(obj, rd.scratch, h)
-		return
+		rd.scratch = rd.scratch[:0]
+		for head := true; left > 0; head = false {
+			b := c.chunk(left)
+			if b == nil {
+				return
+			}
+			if head {
+				rd.scratch = appendChars(rd.scratch, b[:min(int64(len(b)), 2*labelChars+2)], coder == 1, loc.char)
+			}
+			left -= int64(len(b))
+			if hashing {
+				for _, x := range b {
+					h = (h ^ uint64(x)) * prime
+				}
+			}
+		}
 	}
-	rd.scratch = appendChars(rd.scratch[:0], head, coder == 1, loc.char)
-	rd.emitString(obj, rd.scratch, h)
+	switch {
+	case memo:
+		h = want.h
+	case hashing && total >= memoFrom:
+		if rd.digests == nil {
+			rd.digests = map[heap.ObjectID]digestMemo{}
+		}
+		want.h = h
+		rd.digests[loc.id] = want
+	}
+	rd.emitString(obj, rd.scratch, h, digest)
 }
 
 // emitString gives obj its label and digest. Labels are cut from big
 // shared blocks, not allocated one by one.
-func (rd *reader) emitString(obj heap.ObjectID, label []byte, digest uint64) {
+func (rd *reader) emitString(obj heap.ObjectID, label []byte, digest uint64, hasDigest bool) {
 	if rd.labels.Cap()-rd.labels.Len() < len(label) {
 		rd.labels = strings.Builder{}
 		rd.labels.Grow(labelArena)
@@ -197,7 +246,9 @@ func (rd *reader) emitString(obj heap.ObjectID, label []byte, digest uint64) {
 	start := rd.labels.Len()
 	rd.labels.Write(label)
 	rd.b.SetValue(obj, rd.labels.String()[start:])
-	rd.b.SetDigest(obj, digest)
+	if hasDigest {
+		rd.b.SetDigest(obj, digest)
+	}
 }
 
 // appendChars appends to dst up to labelChars characters decoded from b,
@@ -249,24 +300,75 @@ func decodeChars(b []byte, wide, be bool) string {
 	return string(appendChars(nil, b, wide, be))
 }
 
-// checkpointEvery is how many objects apart pass 1 notes where an
-// object's sub-record is, for [reader.locate].
-const checkpointEvery = 128
+// Pass 1 notes a checkpoint, where a sub-record starts, every
+// checkpointEvery objects, and also after checkpointEvery other
+// sub-records or checkpointBytes bytes without one, so that
+// [reader.locate] never parses more than that to find an object, however
+// many roots or class dumps lie between objects.
+const (
+	checkpointEvery = 128
+	checkpointBytes = 64 << 10
+)
+
+// checkpoint is where a sub-record starts: its offset, the index of its
+// segment, and the number of objects before it.
+type checkpoint struct {
+	off int64
+	seg uint32
+	obj uint32
+}
+
+// checkpoint notes a checkpoint at off, the start of the next
+// sub-record, when one is due.
+func (rd *reader) checkpoint(off int64) {
+	if n := len(rd.cks); n > 0 {
+		last := &rd.cks[n-1]
+		rd.ckSubs++
+		if rd.addrs.n-int(last.obj) < checkpointEvery && rd.ckSubs <= checkpointEvery && off-last.off < checkpointBytes {
+			return
+		}
+	}
+	rd.cks = append(rd.cks, checkpoint{off: off, seg: uint32(len(rd.segs)), obj: uint32(rd.addrs.n)})
+	rd.ckSubs = 0
+}
+
+// locateCache is the size of the cache of what locate found.
+const locateCache = 64
+
+// located is an entry of that cache.
+type located struct {
+	id  uint32
+	loc arrayLoc
+	ok  bool
+	set bool
+}
 
 // locate finds the sub-record of object id from the nearest checkpoint
 // before it and returns where its elements are if it is a byte[] or
-// char[] with data; it parses at most checkpointEvery objects.
+// char[] with data. It parses at most the sub-records between two
+// checkpoints, and remembers the last arrays it found: strings that
+// share a value array (string deduplication) find it at once.
 func (rd *reader) locate(id uint32) (arrayLoc, bool) {
-	k := int(id / checkpointEvery)
-	if k >= len(rd.ckOff) {
+	e := &rd.locCache[id%locateCache]
+	if e.set && e.id == id {
+		return e.loc, e.ok
+	}
+	loc, ok := rd.locate1(id)
+	*e = located{id: id, loc: loc, ok: ok, set: true}
+	return loc, ok
+}
+
+func (rd *reader) locate1(id uint32) (arrayLoc, bool) {
+	k := sort.Search(len(rd.cks), func(i int) bool { return rd.cks[i].obj > id }) - 1
+	if k < 0 {
 		return arrayLoc{}, false
 	}
 	c := rd.c2
 	c.err = nil
 	I := int64(rd.idSize)
-	seg := int(rd.ckSeg[k])
-	c.seek(rd.ckOff[k])
-	count := uint32(k * checkpointEvery)
+	seg := int(rd.cks[k].seg)
+	c.seek(rd.cks[k].off)
+	count := rd.cks[k].obj
 	for c.err == nil {
 		if seg >= len(rd.segs) {
 			return arrayLoc{}, false
@@ -278,6 +380,7 @@ func (rd *reader) locate(id uint32) (arrayLoc, bool) {
 			}
 			continue
 		}
+		rd.work.located++
 		tag := c.u1()
 		if info := &rootTable[tag]; info.record != "" {
 			c.skip(I*int64(1+info.ids) + int64(info.extra))
