@@ -22,6 +22,8 @@ func FuzzRead(f *testing.F) {
 		f.Add(encode(f, g, chunk))
 	}
 	f.Add([]byte(pysnap.Magic))
+	f.Add(pysnap.ManyValues(f, 300, 40))
+	f.Add(pysnap.ManyValues(f, 0, 0))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		fixChecksum(p)
 		g, err := pysnap.Read(bytes.NewReader(p), int64(len(p)))

@@ -5,7 +5,11 @@
 // The reader trusts nothing: every count and length is checked against
 // the bytes that remain before anything is allocated, and every problem is
 // reported as a [*FormatError] that names the byte offset. A file without
-// a valid END trailer, or whose checksum disagrees, is rejected.
+// a valid END trailer, or whose checksum disagrees, is rejected: the
+// trailer counts the objects, edges and sections before it and carries a
+// CRC-32 of every byte, so a file cut at a section boundary is caught
+// too. A whole file without objects is an error that wraps
+// [heap.ErrNoObjects].
 package pysnap
 
 import (
@@ -17,11 +21,11 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 
 	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/input"
 )
 
 // Magic is the first 8 bytes of every snapshot.
@@ -87,16 +91,17 @@ func Match(prefix []byte) bool {
 	return len(prefix) >= len(Magic) && string(prefix[:len(Magic)]) == Magic
 }
 
-// Open reads the snapshot in the named file.
+// Open reads the snapshot in the named file, which must be a regular
+// file: Open refuses a named pipe (without waiting for a writer), which
+// heapfile.Open reads.
 func Open(name string) (*heap.Graph, error) {
-	f, err := os.Open(name)
+	f, st, err := input.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
+	if !st.Mode().IsRegular() {
+		return nil, input.NotRegular(name, st)
 	}
 	return Read(f, st.Size())
 }
@@ -119,6 +124,7 @@ type reader struct {
 
 	chunkAddrs []byte        // addresses of the latest OBJECTS section
 	chunkFirst heap.ObjectID // the ID of its first object
+	matched    int           // objects the chunk matchers stepped over, for tests
 }
 
 func (rd *reader) errorf(off int64, format string, args ...any) error {
@@ -148,7 +154,11 @@ func (rd *reader) read(n int64) ([]byte, error) {
 
 // Read reads a snapshot of the given size from r.
 func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
-	rd := &reader{
+	return newReader(r, size).readAll(r)
+}
+
+func newReader(r io.ReaderAt, size int64) *reader {
+	return &reader{
 		r:    bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 1<<20),
 		size: size,
 		crc:  crc32.NewIEEE(),
@@ -157,6 +167,10 @@ func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
 		strs: []heap.StringID{0},
 		text: []string{""},
 	}
+}
+
+func (rd *reader) readAll(r io.ReaderAt) (*heap.Graph, error) {
+	size := rd.size
 	if size < headerSize {
 		if size >= int64(len(Magic)) {
 			var p [8]byte
@@ -292,6 +306,9 @@ func (rd *reader) finish(start int64, count uint32, length int64, nsections uint
 	}
 	if s := binary.LittleEndian.Uint64(p[16:]); s != nsections {
 		return nil, rd.errorf(start+sectionHead+16, "END counts %d sections, the file holds %d", s, nsections)
+	}
+	if rd.objects == 0 {
+		return nil, rd.errorf(start, "%w: the snapshot has no OBJECTS section with an object", heap.ErrNoObjects)
 	}
 	if rd.off != rd.size {
 		rd.b.Warn(rd.off, "%d bytes after the END trailer ignored", rd.size-rd.off)

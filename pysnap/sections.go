@@ -84,16 +84,26 @@ func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
 // for the VALUES and DIGESTS sections that follow it. The agent lists
 // values in the order of the objects, so one forward walk finds them all
 // without the global address index; the first address out of that order
-// ends the walk, and the rest go through the builder's index.
+// ends the walk, and the rest go through the builder's index. The walk
+// steps over at most matchSteps objects per record of the section (and
+// matchSlack more): many sections after one big OBJECTS section, each
+// with an address the walk does not find, cost no more than their size.
 type chunkMatcher struct {
+	rd    *reader
 	addrs []byte
 	first heap.ObjectID
 	next  int
+	left  int // steps the walk may still take
 	off   bool
 }
 
-func (rd *reader) chunkMatcher() chunkMatcher {
-	return chunkMatcher{addrs: rd.chunkAddrs, first: rd.chunkFirst}
+const (
+	matchSteps = 64
+	matchSlack = 1024
+)
+
+func (rd *reader) chunkMatcher(records uint32) chunkMatcher {
+	return chunkMatcher{rd: rd, addrs: rd.chunkAddrs, first: rd.chunkFirst, left: int(min(uint64(records)*matchSteps+matchSlack, 1<<40))}
 }
 
 func (c *chunkMatcher) find(a uint64) (heap.ObjectID, bool) {
@@ -101,14 +111,22 @@ func (c *chunkMatcher) find(a uint64) (heap.ObjectID, bool) {
 		return 0, false
 	}
 	le := binary.LittleEndian
-	for j := c.next; j*8 < len(c.addrs); j++ {
+	end := min(len(c.addrs)/8, c.next+c.left)
+	for j := c.next; j < end; j++ {
 		if le.Uint64(c.addrs[j*8:]) == a {
+			c.step(j + 1 - c.next)
 			c.next = j + 1
 			return c.first + heap.ObjectID(j), true
 		}
 	}
+	c.step(end - c.next)
 	c.off = true
 	return 0, false
+}
+
+func (c *chunkMatcher) step(n int) {
+	c.left -= n
+	c.rd.matched += n
 }
 
 func (rd *reader) rootsSection(count uint32, p []byte, off int64) error {
@@ -139,7 +157,7 @@ func (rd *reader) valuesSection(count uint32, p []byte, off int64) error {
 		return rd.errorf(off, "%d values cannot fit in %d bytes", n, len(p))
 	}
 	addrs := p[:n*8]
-	cm := rd.chunkMatcher()
+	cm := rd.chunkMatcher(count)
 	return rd.lengthPrefixed(count, p[n*8:], off+int64(n*8), func(i int, s []byte) {
 		a := binary.LittleEndian.Uint64(addrs[i*8:])
 		if id, ok := cm.find(a); ok {
@@ -156,7 +174,7 @@ func (rd *reader) digestsSection(count uint32, p []byte, off int64) error {
 		return rd.errorf(off, "%d digests need %d bytes, the section has %d", n, n*16, len(p))
 	}
 	le := binary.LittleEndian
-	cm := rd.chunkMatcher()
+	cm := rd.chunkMatcher(count)
 	for i := uint64(0); i < n; i++ {
 		a, d := le.Uint64(p[i*8:]), le.Uint64(p[n*8+i*8:])
 		if id, ok := cm.find(a); ok {
