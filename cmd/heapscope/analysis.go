@@ -48,7 +48,7 @@ func analyzeGraph(g *heap.Graph, stderr io.Writer, weakPaths bool) *analysis {
 // references (what names the command for the error a census gets), and
 // computes its dominator tree and shortest paths.
 func (a *analysisFlags) loadAnalysis(path, what string, stderr io.Writer, weakPaths bool) (*analysis, report.Source, error) {
-	g, src, err := load(path, stderr, a.out.verbose)
+	g, src, err := load(path, stderr, a.out.verbose, a.out.inflate)
 	if err != nil {
 		return nil, src, err
 	}

@@ -15,6 +15,8 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "text", "output `format`: text, json, junit or markdown")
 	cfgPath := fs.String("config", "", "JSON `file` with allowances, thresholds and suppressions")
 	scaling := fs.Bool("scaling", false, "fail only on findings that grew in proportion from baseline to target to final (snapshots after equal work)")
+	var inflate inflateFlag
+	inflate.register(fs)
 	pos, err := parse(fs, args, 3, 3)
 	if err != nil {
 		return err
@@ -34,7 +36,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	gs, srcs, err := loadThree(pos, stderr, false)
+	gs, srcs, err := loadThree(pos, stderr, false, inflate)
 	if err != nil {
 		return cannotCheck(err)
 	}

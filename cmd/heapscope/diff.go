@@ -13,11 +13,11 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	before, bsrc, err := load(pos[0], stderr, a.out.verbose)
+	before, bsrc, err := load(pos[0], stderr, a.out.verbose, a.out.inflate)
 	if err != nil {
 		return err
 	}
-	after, asrc, err := load(pos[1], stderr, a.out.verbose)
+	after, asrc, err := load(pos[1], stderr, a.out.verbose, a.out.inflate)
 	if err != nil {
 		return err
 	}

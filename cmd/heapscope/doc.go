@@ -8,7 +8,8 @@ Usage:
 
 Snapshots: Python snapshots (.pysnap) written by heapscope's Python agent,
 Java HPROF dumps (plain or gzip), and V8 heap snapshots (.heapsnapshot).
-The format is recognized from the file's first bytes.
+The format is recognized from the file's first bytes. A snapshot may also
+come through a pipe, or standard input named "-".
 
 What is there, and what grew:
 
@@ -108,6 +109,10 @@ Flags every analysis takes:
 	                            with what it means and whether it is
 	                            expected for the runtime (without -v, one
 	                            line counts them)
+	--max-inflated SIZE         write at most SIZE bytes to a temporary file
+	                            to read a snapshot (a gzip HPROF, or one from
+	                            a pipe); default 64 times the compressed
+	                            size, at least 1G (check and web take it too)
 
 In Python tests, heapscope.leakcheck (assert_no_leaks, LeakCheck) and the
 pytest plugin (pytest -p heapscope.pytest_plugin) run a workload and fail

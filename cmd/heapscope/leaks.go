@@ -9,11 +9,11 @@ import (
 )
 
 // loadThree reads the baseline, target and final snapshots.
-func loadThree(pos []string, stderr io.Writer, verbose bool) ([3]*heap.Graph, []report.Source, error) {
+func loadThree(pos []string, stderr io.Writer, verbose bool, inflate inflateFlag) ([3]*heap.Graph, []report.Source, error) {
 	var gs [3]*heap.Graph
 	var srcs []report.Source
 	for i, p := range pos {
-		g, src, err := load(p, stderr, verbose)
+		g, src, err := load(p, stderr, verbose, inflate)
 		if err != nil {
 			return gs, nil, err
 		}
@@ -47,7 +47,7 @@ func runLeaks(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 3 {
 		return usagef("leaks takes 3 arguments (baseline, target, final), got %d", len(pos))
 	}
-	gs, srcs, err := loadThree(pos, stderr, a.out.verbose)
+	gs, srcs, err := loadThree(pos, stderr, a.out.verbose, a.out.inflate)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,16 +14,19 @@ import (
 	"github.com/heapscope/heapscope/internal/report"
 )
 
-// load reads a snapshot, telling a person at a terminal what it is doing
-// when that takes more than a second.
-// With verbose, it lists the snapshot's warnings on stderr.
-func load(path string, stderr io.Writer, verbose bool) (*heap.Graph, report.Source, error) {
+// load reads a snapshot with the options of --max-inflated, telling a
+// person at a terminal what it is doing when that takes more than a
+// second. With verbose, it lists the snapshot's warnings on stderr.
+func load(path string, stderr io.Writer, verbose bool, inflate inflateFlag) (*heap.Graph, report.Source, error) {
 	var g *heap.Graph
 	err := withProgress(stderr, "reading "+path, func() error {
 		var err error
-		g, err = heapfile.Open(path)
+		g, err = inflate.open.Open(path)
 		return err
 	})
+	if errors.Is(err, heapfile.ErrTooLarge) {
+		err = fmt.Errorf("%w (--max-inflated SIZE raises the limit)", err)
+	}
 	if err != nil {
 		return nil, report.Source{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/heapscope/heapscope/heapfile"
 	"github.com/heapscope/heapscope/internal/report"
 )
 
@@ -21,6 +22,7 @@ type outputFlags struct {
 	topSet     bool // --top was given
 	verbose    bool
 	width      widthFlag
+	inflate    inflateFlag
 }
 
 // defaultWidth is the line width of text written to anything but a
@@ -56,6 +58,36 @@ func (o *outputFlags) register(fs *flag.FlagSet, top int) {
 	fs.IntVar(&o.top, "top", top, "show the first `N` rows (0: all; JSON and HTML have every row unless --top is given)")
 	fs.BoolVar(&o.verbose, "v", false, "list the snapshots' warnings on stderr, each with what it means (without -v, one line counts them)")
 	fs.Var(&o.width, "width", "fit text to `N` columns, eliding or wrapping long paths (0: no limit; default: the terminal's width, or 120 when not writing to a terminal)")
+	o.inflate.register(fs)
+}
+
+// inflateFlag is --max-inflated: the most bytes reading one snapshot may
+// write to a temporary file, in the options snapshots are opened with.
+type inflateFlag struct {
+	open heapfile.Options
+}
+
+func (f *inflateFlag) register(fs *flag.FlagSet) {
+	fs.Var(f, "max-inflated", "write at most `SIZE` bytes (suffixes K, M, G) to a temporary file to read a snapshot: a gzip HPROF decompressed, or a snapshot from a pipe (default: 64 times the compressed size, at least 1G)")
+}
+
+func (f *inflateFlag) String() string {
+	if f == nil || f.open.MaxInflated == 0 {
+		return ""
+	}
+	return strconv.FormatInt(f.open.MaxInflated, 10)
+}
+
+func (f *inflateFlag) Set(s string) error {
+	n, err := parseSize(s)
+	if err == nil && n == 0 {
+		err = errors.New("want more than 0 bytes")
+	}
+	if err != nil {
+		return err
+	}
+	f.open.MaxInflated = int64(min(n, 1<<62))
+	return nil
 }
 
 // lineWidth returns the width text output fits: --width, else the

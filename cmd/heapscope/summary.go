@@ -13,7 +13,7 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g, src, err := load(pos[0], stderr, a.out.verbose)
+	g, src, err := load(pos[0], stderr, a.out.verbose, a.out.inflate)
 	if err != nil {
 		return err
 	}

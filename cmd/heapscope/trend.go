@@ -17,7 +17,7 @@ func runTrend(args []string, stdout, stderr io.Writer) error {
 	var snaps []*heap.Graph
 	var srcs []report.Source
 	for _, p := range pos {
-		g, src, err := load(p, stderr, a.out.verbose)
+		g, src, err := load(p, stderr, a.out.verbose, a.out.inflate)
 		if err != nil {
 			return err
 		}

@@ -22,6 +22,8 @@ func runWeb(args []string, stdout, stderr io.Writer) error {
 	remote := fs.Bool("allow-remote", false, "allow an --http address other than loopback: whoever reaches it can read the snapshots")
 	verbose := fs.Bool("v", false, "list the snapshots' warnings on stderr")
 	suppress := fs.String("suppress", "", "JSON `file` of extra noise rules (and disable_noise) for the leaks view")
+	var inflate inflateFlag
+	inflate.register(fs)
 	pos, err := parse(fs, args, 1, -1)
 	if err != nil {
 		return err
@@ -35,7 +37,7 @@ func runWeb(args []string, stdout, stderr io.Writer) error {
 	}
 	var snaps []*web.Snapshot
 	for _, p := range pos {
-		g, _, err := load(p, stderr, *verbose)
+		g, _, err := load(p, stderr, *verbose, inflate)
 		if err != nil {
 			return err
 		}
