@@ -1,14 +1,23 @@
 package heap
 
+import "math/rand/v2"
+
 // AddrIndex maps runtime addresses to ObjectIDs with an open-addressing
 // hash table (linear probing, power-of-two capacity, load factor at most
 // 3/4): 12 bytes per slot, so 16 to 32 bytes per object. It is built once
 // and then only read, and may be read from many goroutines.
+//
+// Addresses come from the snapshot, which may be hostile: the hash is
+// seeded at random for each index, so that no input can choose addresses
+// that all fall into one run of slots and make building the index
+// quadratic. Lookups give the same answers whatever the seed.
 type AddrIndex struct {
-	keys []uint64
-	vals []ObjectID // None marks an empty slot
-	mask uint64
-	dups int
+	keys   []uint64
+	vals   []ObjectID // None marks an empty slot
+	mask   uint64
+	seed   uint64
+	dups   int
+	probes int // slots looked at while building, for tests
 }
 
 // NewAddrIndex indexes addrs: addrs[i] maps to ObjectID(i). When an address
@@ -23,13 +32,16 @@ func NewAddrIndex(addrs []uint64) *AddrIndex {
 		keys: make([]uint64, capacity),
 		vals: make([]ObjectID, capacity),
 		mask: capacity - 1,
+		seed: rand.Uint64(),
 	}
 	for i := range x.vals {
 		x.vals[i] = None
 	}
+	probes := 0
 	for i, a := range addrs {
-		h := mix(a) & x.mask
+		h := mix(a^x.seed) & x.mask
 		for {
+			probes++
 			if x.vals[h] == None {
 				x.keys[h], x.vals[h] = a, ObjectID(i)
 				break
@@ -41,12 +53,13 @@ func NewAddrIndex(addrs []uint64) *AddrIndex {
 			h = (h + 1) & x.mask
 		}
 	}
+	x.probes = probes
 	return x
 }
 
 // Lookup returns the object at address a.
 func (x *AddrIndex) Lookup(a uint64) (ObjectID, bool) {
-	h := mix(a) & x.mask
+	h := mix(a^x.seed) & x.mask
 	for {
 		v := x.vals[h]
 		if v == None {
