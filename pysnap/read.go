@@ -159,7 +159,7 @@ func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
 
 func newReader(r io.ReaderAt, size int64) *reader {
 	return &reader{
-		r:    bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 1<<20),
+		r:    bufio.NewReaderSize(io.NewSectionReader(r, 0, size), int(min(max(size, 16), 1<<20))),
 		size: size,
 		crc:  crc32.NewIEEE(),
 		sec:  "header",
