@@ -557,6 +557,7 @@ func (rd *reader) edges() error {
 		if int64(rd.nedge+len(offs)) > want {
 			return s.errorf(offs[want-int64(rd.nedge)], "more edges than the nodes' edge counts add up to (%d)", want)
 		}
+		maxUse := 2*(nnodes+uint64(rd.nedge)) + 1<<16 // as of this batch
 		for r := range offs {
 			rec := vals[r*ef : r*ef+ef]
 			t, name, to := rec[eType], rec[eName], rec[eTo]
@@ -585,7 +586,7 @@ func (rd *reader) edges() error {
 				if name > packMask && rd.etype == nil {
 					rd.widen()
 				}
-				if name <= 2*(nnodes+uint64(rd.nedge))+1<<16 {
+				if name <= maxUse {
 					if name >= uint64(len(use)) {
 						nu := make([]uint8, max(int(name)+1, 2*len(use), 1024))
 						copy(nu, use)
