@@ -35,7 +35,16 @@ type classInfo struct {
 	refsAt   int64      // where refs's own fields start in c's field data
 	up       *classInfo // for a class with reference fields: the next one up the chain
 	upAt     int64      // where up's own fields start relative to this class's own fields
+	nrefs    int        // reference fields of the whole chain
+	flat     []int32    // pass 1: their offsets, when there are at most flatRefs
 }
+
+// flatRefs bounds the reference fields of a chain that a class also keeps
+// in one flat list, the fast way to decode its instances: a real class
+// has a few dozen at most. Instances of classes with more are decoded by
+// walking the chain class by class, so that memory stays in proportion
+// to the fields the dump declares.
+const flatRefs = 64
 
 // field is a field descriptor; val is set for static fields only.
 type field struct {
@@ -47,11 +56,18 @@ type field struct {
 // plan says how to decode the field data of an instance of a class.
 type plan struct {
 	info     *classInfo // reference fields: the chain from info.refs up
+	refs     []refSlot  // the same, flat, when there are at most flatRefs; else nil
 	typ      heap.TypeID
 	size     uint64 // shallow size of an instance
 	nbytes   int    // field bytes the dump should carry
 	complete bool   // the whole superclass chain is in the dump
 	str      *stringSlots
+}
+
+// refSlot is a reference field at byte offset off of the field data.
+type refSlot struct {
+	off   int32
+	label heap.Label
 }
 
 // stringSlots are the offsets in a java.lang.String's field data of the
@@ -100,9 +116,11 @@ func (r *reader) resolve(c *classInfo) {
 			k.own += int64(valueSize(f.typ, r.idSize))
 		}
 		k.nbytes, k.refs, k.refsAt, k.up, k.upAt = k.own, nil, 0, nil, 0
+		k.nrefs = len(k.ownRefs)
 		if top != nil {
 			k.nbytes += top.nbytes
 			k.up, k.upAt = top.refs, k.own+top.refsAt
+			k.nrefs = min(k.nrefs+top.nrefs, 1<<30)
 		}
 		if len(k.ownRefs) > 0 {
 			k.refs = k
@@ -136,6 +154,14 @@ func (r *reader) countRefs(id uint64) (c *classInfo, nbytes int, ok bool) {
 	r.resolve(c)
 	if !c.complete || c.nbytes > int64(r.c.win) {
 		return nil, 0, false
+	}
+	if c.nrefs <= flatRefs && c.flat == nil {
+		c.flat = make([]int32, 0, c.nrefs)
+		for k, base := c.refs, c.refsAt; k != nil; base, k = base+k.upAt, k.up {
+			for _, o := range k.ownRefs {
+				c.flat = append(c.flat, int32(base)+o)
+			}
+		}
 	}
 	return c, int(c.nbytes), true
 }
@@ -175,6 +201,14 @@ func (r *reader) instancePlan(id uint64) *plan {
 	}
 	for k := c.refs; k != nil && k.labels == nil; k = k.up {
 		r.labelFields(k)
+	}
+	if c.nrefs <= flatRefs {
+		p.refs = make([]refSlot, 0, c.nrefs)
+		for k, base := c.refs, c.refsAt; k != nil; base, k = base+k.upAt, k.up {
+			for j, o := range k.ownRefs {
+				p.refs = append(p.refs, refSlot{int32(base) + o, k.labels[j]})
+			}
+		}
 	}
 	p.size = r.instanceSize(c)
 	c.plan = p

@@ -27,7 +27,10 @@ func (rd *reader) subRecords(s *segment, pass int) int64 {
 	for {
 		off := c.off()
 		if pass == 1 {
-			rd.checkpoint(off)
+			rd.ckLeft--
+			if rd.ckLeft < 0 || rd.addrs.n >= rd.ckObj || off >= rd.ckOff {
+				rd.checkpoint(off)
+			}
 		}
 		if off >= stop || c.err != nil {
 			if c.err != nil && pass == 1 {
@@ -241,6 +244,14 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 		if data == nil {
 			return
 		}
+		if flat := e.info.flat; flat != nil {
+			for _, o := range flat {
+				if getID(data[o:], I) != 0 {
+					rd.nedges++
+				}
+			}
+			return
+		}
 		for k, base := e.info.refs, e.info.refsAt; k != nil; base, k = base+k.upAt, k.up {
 			for _, o := range k.ownRefs {
 				if getID(data[base+int64(o):], I) != 0 {
@@ -277,10 +288,18 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 	if data == nil {
 		return
 	}
-	for k, base := p.info.refs, p.info.refsAt; k != nil; base, k = base+k.upAt, k.up {
-		for j, o := range k.ownRefs {
-			if v := getID(data[base+int64(o):], I); v != 0 {
-				rd.edge(id, addr, v, k.labels[j])
+	if p.refs != nil {
+		for _, s := range p.refs {
+			if v := getID(data[s.off:], I); v != 0 {
+				rd.edge(id, addr, v, s.label)
+			}
+		}
+	} else {
+		for k, base := p.info.refs, p.info.refsAt; k != nil; base, k = base+k.upAt, k.up {
+			for j, o := range k.ownRefs {
+				if v := getID(data[base+int64(o):], I); v != 0 {
+					rd.edge(id, addr, v, k.labels[j])
+				}
 			}
 		}
 	}

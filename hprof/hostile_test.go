@@ -185,9 +185,16 @@ func TestSharedChains(t *testing.T) {
 }
 
 // TestChainEdges checks the edges decoded through a shared chain: every
-// reference field of every level, named after its field.
+// reference field of every level, named after its field, from the flat
+// list of a short chain and by walking a long one.
 func TestChainEdges(t *testing.T) {
-	const depth, fields, leaves = 30, 3, 50
+	for _, depth := range []int{10, 30} {
+		testChainEdges(t, depth)
+	}
+}
+
+func testChainEdges(t *testing.T, depth int) {
+	const fields, leaves = 3, 50
 	g, err := readBytes(t, chainDump(depth, fields, leaves, true))
 	if err != nil {
 		t.Fatal(err)

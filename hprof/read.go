@@ -37,7 +37,9 @@ type reader struct {
 	// Pass 1.
 	addrs     addrList
 	cks       []checkpoint // see reader.checkpoint
-	ckSubs    int          // sub-records since the last checkpoint
+	ckLeft    int          // sub-records until the next checkpoint is due
+	ckObj     int          // number of objects at which it is due
+	ckOff     int64        // offset at which it is due
 	firstAddr uint64
 	nedges    int
 	nstrings  int    // instances of java.lang.String
@@ -68,6 +70,7 @@ type reader struct {
 	ringNext      int
 	locCache      [locateCache]located
 	digests       map[heap.ObjectID]digestMemo // of long values, by value array
+	hashBudget    int64                        // bytes of values to hash at most
 	undigested    int                          // strings past the hashing budget
 	undigestedAt  uint64                       // the first of them
 	strAddr       uint64                       // address of the string being labelled
@@ -134,6 +137,7 @@ func newReader(r io.ReaderAt, size int64) *reader {
 		unknownTypes: map[uint64]heap.TypeID{},
 		arrayTypes:   map[uint64]heap.TypeID{},
 		b:            heap.NewBuilder(heap.ByID),
+		hashBudget:   budgetFactor*size + budgetExtra,
 	}
 }
 

@@ -139,9 +139,9 @@ func (rd *reader) peekArray(addr uint64) (arrayLoc, []byte, bool) {
 // past which strings get a label but no digest (with a warning), so that
 // no dump makes the reader hash more than a few times its size.
 const (
-	memoFrom     = 1 << 10 // bytes of a value whose digest is remembered
-	budgetFactor = 4       // hashing budget: budgetFactor times the input...
-	budgetExtra  = 64 << 20
+	memoFrom     = 1 << 10  // bytes of a value whose digest is remembered
+	budgetFactor = 4        // hashing budget: budgetFactor times the input...
+	budgetExtra  = 64 << 20 // ...and this many bytes
 )
 
 // digestMemo is the digest of a range of a value array.
@@ -168,28 +168,15 @@ func (rd *reader) stringFrom(obj heap.ObjectID, loc arrayLoc, p stringRef, b []b
 		coder = 0
 	}
 	total := n * es
-	want := digestMemo{first: first, n: n, coder: coder}
-	memo, digest := false, true
-	if total >= memoFrom {
-		if m, ok := rd.digests[loc.id]; ok && m.first == first && m.n == n && m.coder == coder {
-			want.h, memo = m.h, true
-		}
-	}
-	if !memo && rd.work.hashed+total > budgetFactor*rd.size+budgetExtra {
-		digest = false
-		if rd.undigested == 0 {
-			rd.undigestedAt = rd.strAddr
-		}
-		rd.undigested++
-	}
-	hashing := !memo && digest
-	if hashing {
-		rd.work.hashed += total
-	}
 	// Digest: FNV-1a 64.
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
 	h = (h ^ uint64(uint8(coder))) * prime
+	hashing, digest := true, true
+	key := digestMemo{first: first, n: n, coder: coder}
+	if total >= memoFrom || rd.work.hashed+total > rd.hashBudget {
+		h, hashing, digest = rd.knownDigest(loc.id, key, total, h)
+	}
 	if b != nil {
 		b = b[first*es : first*es+total]
 		if hashing {
@@ -223,17 +210,40 @@ func (rd *reader) stringFrom(obj heap.ObjectID, loc arrayLoc, p stringRef, b []b
 			}
 		}
 	}
-	switch {
-	case memo:
-		h = want.h
-	case hashing && total >= memoFrom:
-		if rd.digests == nil {
-			rd.digests = map[heap.ObjectID]digestMemo{}
+	if hashing {
+		rd.work.hashed += total
+		if total >= memoFrom {
+			rd.rememberDigest(loc.id, key, h)
 		}
-		want.h = h
-		rd.digests[loc.id] = want
 	}
 	rd.emitString(obj, rd.scratch, h, digest)
+}
+
+// knownDigest is the rare path of stringFrom, for a long value or past
+// the budget: it returns the remembered digest of value array arr's
+// range key, or h and whether to hash, and whether the string gets a
+// digest at all.
+func (rd *reader) knownDigest(arr heap.ObjectID, key digestMemo, total int64, h uint64) (uint64, bool, bool) {
+	if m, ok := rd.digests[arr]; ok && m.first == key.first && m.n == key.n && m.coder == key.coder {
+		return m.h, false, true
+	}
+	if rd.work.hashed+total > rd.hashBudget {
+		if rd.undigested == 0 {
+			rd.undigestedAt = rd.strAddr
+		}
+		rd.undigested++
+		return h, false, false
+	}
+	return h, true, true
+}
+
+// rememberDigest remembers the digest h of value array arr's range key.
+func (rd *reader) rememberDigest(arr heap.ObjectID, key digestMemo, h uint64) {
+	if rd.digests == nil {
+		rd.digests = map[heap.ObjectID]digestMemo{}
+	}
+	key.h = h
+	rd.digests[arr] = key
 }
 
 // emitString gives obj its label and digest. Labels are cut from big
@@ -319,17 +329,13 @@ type checkpoint struct {
 }
 
 // checkpoint notes a checkpoint at off, the start of the next
-// sub-record, when one is due.
+// sub-record, and when the next one is due: pass 1 calls it when the
+// sub-records, objects or bytes since the last one reach their bound.
 func (rd *reader) checkpoint(off int64) {
-	if n := len(rd.cks); n > 0 {
-		last := &rd.cks[n-1]
-		rd.ckSubs++
-		if rd.addrs.n-int(last.obj) < checkpointEvery && rd.ckSubs <= checkpointEvery && off-last.off < checkpointBytes {
-			return
-		}
-	}
 	rd.cks = append(rd.cks, checkpoint{off: off, seg: uint32(len(rd.segs)), obj: uint32(rd.addrs.n)})
-	rd.ckSubs = 0
+	rd.ckLeft = checkpointEvery
+	rd.ckObj = rd.addrs.n + checkpointEvery
+	rd.ckOff = off + checkpointBytes
 }
 
 // locateCache is the size of the cache of what locate found.
