@@ -163,6 +163,7 @@ func TestSharedChains(t *testing.T) {
 		{"one wide class", 1, 65535, 1000},
 		{"deep", 256, 255, 1000},
 		{"very deep", 20000, 1, 20000},
+		{"flat lists", flatRefs, 1, 20000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := chainDump(tc.depth, tc.fields, tc.leaves, false)
