@@ -8,7 +8,15 @@ import (
 
 // TypeDelta is how one type changed between two snapshots.
 type TypeDelta struct {
-	Type        string `json:"type"`
+	Type string `json:"type"`
+	// Classes, for a row of class objects, names the family of classes
+	// the row counts (see [FoldName]): the name they share
+	// ("app.make.<locals>.Handler") or the pattern of their names
+	// ("app.Model_*"). Families of more than one class in either
+	// snapshot, the classes a factory makes, have rows of their own, so
+	// that two factories are two rows; the other classes stay in their
+	// type's row, with Classes "".
+	Classes     string `json:"classes,omitempty"`
 	CountBefore int    `json:"count_before"`
 	CountAfter  int    `json:"count_after"`
 	CountDelta  int    `json:"count_delta"`
@@ -36,21 +44,32 @@ type DiffOptions struct {
 // count and bytes did not change are left out.
 func Diff(before, after *heap.Graph, opt DiffOptions) []TypeDelta {
 	rows := map[string]*TypeDelta{}
-	get := func(name string) *TypeDelta {
-		d, ok := rows[name]
+	get := func(name, classes string) *TypeDelta {
+		k := name + "\x00" + classes
+		d, ok := rows[k]
 		if !ok {
-			d = &TypeDelta{Type: name, New: -1}
-			rows[name] = d
+			d = &TypeDelta{Type: name, Classes: classes, New: -1}
+			rows[k] = d
 		}
 		return d
 	}
 	for _, s := range Summary(before) {
-		d := get(s.Type)
+		d := get(s.Type, "")
 		d.CountBefore, d.BytesBefore = s.Count, s.Bytes
 	}
 	for _, s := range Summary(after) {
-		d := get(s.Type)
+		d := get(s.Type, "")
 		d.CountAfter, d.BytesAfter = s.Count, s.Bytes
+	}
+	fam := splitFamilies(before, after)
+	for _, f := range fam.stats {
+		whole, own := get(f.typ, ""), get(f.typ, f.label)
+		whole.CountBefore -= f.count[0]
+		whole.BytesBefore -= f.bytes[0]
+		whole.CountAfter -= f.count[1]
+		whole.BytesAfter -= f.bytes[1]
+		own.CountBefore, own.BytesBefore = f.count[0], f.bytes[0]
+		own.CountAfter, own.BytesAfter = f.count[1], f.bytes[1]
 	}
 	if opt.Identity {
 		for _, d := range rows {
@@ -63,12 +82,16 @@ func Diff(before, after *heap.Graph, opt DiffOptions) []TypeDelta {
 		newByType := make([]int, after.NumTypes())
 		for id := range after.Objects() {
 			if _, ok := old[after.Addr(id)]; !ok {
+				if f := fam.of(id); f != nil {
+					get(f.typ, f.label).New++
+					continue
+				}
 				newByType[after.Type(id)]++
 			}
 		}
 		for t, n := range newByType {
 			if n > 0 {
-				get(after.TypeName(heap.TypeID(t))).New += n
+				get(after.TypeName(heap.TypeID(t)), "").New += n
 			}
 		}
 	}
@@ -95,7 +118,10 @@ func Diff(before, after *heap.Graph, opt DiffOptions) []TypeDelta {
 		if a.CountDelta != b.CountDelta {
 			return a.CountDelta > b.CountDelta
 		}
-		return a.Type < b.Type
+		if a.Type != b.Type {
+			return a.Type < b.Type
+		}
+		return a.Classes < b.Classes
 	})
 	return out
 }

@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -45,6 +47,10 @@ type LeakFinding struct {
 	// the leaked objects (the HashMap whose table holds the nodes), -1
 	// when the path shows none.
 	Holder int `json:"holder"`
+	// Classes, when the leaked objects are classes, names their family
+	// (see [TypeDelta]): the classes of one factory are a finding of
+	// their own, apart from another factory's that the same path holds.
+	Classes string `json:"classes,omitempty"`
 }
 
 // LeakReport is the verdict of the three-snapshot rule.
@@ -107,7 +113,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	hold := newHolders(final)
 	owns := func(entry, v heap.ObjectID) bool { return tree.Idom(v) == entry }
 
-	var groups []PathGroup
+	var groups []famGroup
 	growth := map[int]int{}
 	if rep.Mode == IdentityNone {
 		groups, growth = growthGroups(baseline, target, final, pathsOf, &rep)
@@ -118,22 +124,23 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		// their own.
 		top := withChained(tree, leaked)
 		rep.Held = len(leaked) - len(top)
-		groups, rep.Unreached = MergePaths(paths, tree, top)
+		groups, rep.Unreached = fin.merge(top)
 	}
 	var counts [2]map[string]int
 	if opt.Scaling {
 		counts = signatureCounts(baseline, target, groups, pathsOf)
 	}
-	for i, grp := range groups {
-		f := LeakFinding{PathGroup: grp, Growth: growth[i]}
+	for i, fg := range groups {
+		grp := fg.PathGroup
+		f := LeakFinding{PathGroup: grp, Growth: growth[i], Classes: fin.c.label(fg.fam)}
 		if opt.Scaling {
-			k := signatureKey(grp)
+			k := fg.key()
 			a, b := counts[0][k], counts[1][k]
 			c := grp.Count
 			if rep.Mode != IdentityNone {
 				// grp counts only the leaked objects; count the path's
 				// objects in final as in the others.
-				c = countSignature(final, paths, tree, grp)
+				c = countSignature(fin, fg)
 			}
 			f.Counts = []int{a, b, c}
 			if !(b > a && c > b && 2*(c-b) >= b-a) {
@@ -236,6 +243,16 @@ func avgSize(g *heap.Graph, grp PathGroup) uint64 {
 	return g.Size(grp.Sample.Steps[len(grp.Sample.Steps)-1].Object)
 }
 
+// famGroup is a path group of the objects of one class family (see
+// [classIndex]), or of no family when fam is "".
+type famGroup struct {
+	PathGroup
+	fam string
+}
+
+// key is the group's identity across snapshots.
+func (fg famGroup) key() string { return signatureKey(fg.PathGroup) + "\x00" + fg.fam }
+
 // signatureKey is a group's identity across snapshots.
 func signatureKey(grp PathGroup) string {
 	var b strings.Builder
@@ -258,7 +275,7 @@ func signatureKey(grp PathGroup) string {
 // groups the type's objects by path in each snapshot and keeps the groups
 // that grew and stayed. growth maps an index of the returned groups to its
 // growth from baseline to final.
-func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph) snapshotPaths, rep *LeakReport) ([]PathGroup, map[int]int) {
+func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph) snapshotPaths, rep *LeakReport) ([]famGroup, map[int]int) {
 	fin := pathsOf(final)
 	paths, tree := fin.r, fin.t
 	cb, ct, cf := typeCounts(baseline), typeCounts(target), typeCounts(final)
@@ -269,20 +286,19 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 		}
 	}
 	slices.Sort(types)
-	counts := func(g *heap.Graph, r *Retainers, t *DomTree) map[string]int {
+	counts := func(g *heap.Graph, sp snapshotPaths) map[string]int {
 		m := map[string]int{}
 		byType := objectsOfTypes(g, types)
 		for _, name := range types {
-			grps, _ := MergePaths(r, t, byType[name])
+			grps, _ := sp.merge(byType[name])
 			for _, grp := range grps {
-				m[signatureKey(grp)] += grp.Count
+				m[grp.key()] += grp.Count
 			}
 		}
 		return m
 	}
-	sb, st := pathsOf(baseline), pathsOf(target)
-	gb := counts(baseline, sb.r, sb.t)
-	gt := counts(target, st.r, st.t)
+	gb := counts(baseline, pathsOf(baseline))
+	gt := counts(target, pathsOf(target))
 	// In final, the objects whose path grew and stayed are the leaked
 	// ones; as with identities, group only those no other leaked object
 	// dominates.
@@ -294,8 +310,7 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 			if !paths.Reached(id) {
 				continue
 			}
-			sig, kind, root := paths.signature(id)
-			k := signatureKey(PathGroup{RootKind: kind, RootName: root, Signature: sig})
+			k := fin.objectKey(id)
 			cfin[k]++
 			if gt[k] > gb[k] {
 				leaked = append(leaked, id)
@@ -304,8 +319,7 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 	}
 	var kept []heap.ObjectID
 	for _, id := range leaked {
-		sig, kind, root := paths.signature(id)
-		k := signatureKey(PathGroup{RootKind: kind, RootName: root, Signature: sig})
+		k := fin.objectKey(id)
 		if cfin[k] >= gt[k] {
 			kept = append(kept, id)
 			rep.Leaked++
@@ -319,10 +333,10 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 	}
 	top := withChained(tree, kept)
 	rep.Held = len(kept) - len(top)
-	groups, _ := MergePaths(paths, tree, top)
+	groups, _ := fin.merge(top)
 	growth := map[int]int{}
 	for i, grp := range groups {
-		k := signatureKey(grp)
+		k := grp.key()
 		growth[i] = cfin[k] - gb[k]
 	}
 	return groups, growth
@@ -356,7 +370,7 @@ func objectsOfTypes(g *heap.Graph, names []string) map[string][]heap.ObjectID {
 
 // signatureCounts counts, in baseline and in target, the objects of the
 // groups' types held by each path signature.
-func signatureCounts(baseline, target *heap.Graph, groups []PathGroup, pathsOf func(*heap.Graph) snapshotPaths) [2]map[string]int {
+func signatureCounts(baseline, target *heap.Graph, groups []famGroup, pathsOf func(*heap.Graph) snapshotPaths) [2]map[string]int {
 	var types []string
 	for _, grp := range groups {
 		if n := len(grp.Signature); n > 0 {
@@ -369,30 +383,29 @@ func signatureCounts(baseline, target *heap.Graph, groups []PathGroup, pathsOf f
 	for i, g := range []*heap.Graph{baseline, target} {
 		out[i] = map[string]int{}
 		sp := pathsOf(g)
-		r, t := sp.r, sp.t
 		byType := objectsOfTypes(g, types)
 		for _, name := range types {
-			grps, _ := MergePaths(r, t, byType[name])
+			grps, _ := sp.merge(byType[name])
 			for _, grp := range grps {
-				out[i][signatureKey(grp)] += grp.Count
+				out[i][grp.key()] += grp.Count
 			}
 		}
 	}
 	return out
 }
 
-// countSignature counts the objects of grp's type in g that grp's path
-// signature holds.
-func countSignature(g *heap.Graph, r *Retainers, t *DomTree, grp PathGroup) int {
-	n := len(grp.Signature)
+// countSignature counts the objects of fg's type (and class family) in
+// sp's snapshot that fg's path signature holds.
+func countSignature(sp snapshotPaths, fg famGroup) int {
+	n := len(fg.Signature)
 	if n == 0 {
 		return 0
 	}
-	name := grp.Signature[n-1].Type
-	grps, _ := MergePaths(r, t, objectsOfTypes(g, []string{name})[name])
-	want := signatureKey(grp)
+	name := fg.Signature[n-1].Type
+	grps, _ := sp.merge(objectsOfTypes(sp.r.g, []string{name})[name])
+	want := fg.key()
 	for _, x := range grps {
-		if signatureKey(x) == want {
+		if x.key() == want {
 			return x.Count
 		}
 	}
@@ -405,6 +418,7 @@ func countSignature(g *heap.Graph, r *Retainers, t *DomTree, grp PathGroup) int 
 type snapshotPaths struct {
 	r *Retainers
 	t *DomTree
+	c *classIndex
 }
 
 func newSnapshotPaths(g *heap.Graph) snapshotPaths {
@@ -412,5 +426,49 @@ func newSnapshotPaths(g *heap.Graph) snapshotPaths {
 	return snapshotPaths{
 		r: ShortestPaths(g, PathOptions{ExtraRoots: extra}),
 		t: Dominators(g, DomOptions{ExtraRoots: extra}),
+		c: newClassIndex(g),
 	}
+}
+
+// merge is [MergePaths] that keeps the classes of each family (see
+// [classIndex]) apart from other objects and other families: groups of
+// one family, then of none, in MergePaths' order.
+func (sp snapshotPaths) merge(objs []heap.ObjectID) (groups []famGroup, unreached int) {
+	var plain []heap.ObjectID
+	byFam := map[string][]heap.ObjectID{}
+	for _, id := range objs {
+		if k, ok := sp.c.family[id]; ok {
+			byFam[k] = append(byFam[k], id)
+		} else {
+			plain = append(plain, id)
+		}
+	}
+	add := func(objs []heap.ObjectID, fam string) {
+		grps, u := MergePaths(sp.r, sp.t, objs)
+		unreached += u
+		for _, g := range grps {
+			groups = append(groups, famGroup{g, fam})
+		}
+	}
+	add(plain, "")
+	if len(byFam) == 0 {
+		return groups, unreached
+	}
+	for _, k := range slices.Sorted(maps.Keys(byFam)) {
+		add(byFam[k], k)
+	}
+	slices.SortStableFunc(groups, func(a, b famGroup) int {
+		if c := cmp.Compare(b.Retained, a.Retained); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Count, a.Count)
+	})
+	return groups, unreached
+}
+
+// objectKey is the key (see famGroup.key) of the group of the object id,
+// which a path must reach.
+func (sp snapshotPaths) objectKey(id heap.ObjectID) string {
+	sig, kind, root := sp.r.signature(id)
+	return famGroup{PathGroup{RootKind: kind, RootName: root, Signature: sig}, sp.c.family[id]}.key()
 }

@@ -137,11 +137,18 @@ type Selector struct {
 	Addr    uint64 // runtime address (g.FindAddr), when HasAddr
 	HasAddr bool
 	Value   string // substring of the object's value label (g.Value)
+	// Class picks class objects by their name (see [ClassName]): the
+	// qualified name, its last part (after a dot), or a pattern in
+	// which "*" stands for any text (see [MatchClass]).
+	Class string
 }
 
 // Select returns the objects s picks, in ID order. The zero Selector
 // picks nothing.
 func Select(g *heap.Graph, s Selector) []heap.ObjectID {
+	if s.Class != "" {
+		return selectClasses(g, s)
+	}
 	if s.HasAddr {
 		id, ok := g.FindAddr(s.Addr)
 		if !ok || !s.matchRest(g, id) {

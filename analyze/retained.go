@@ -9,8 +9,12 @@ import (
 
 // TypeStat sums the objects of one type.
 type TypeStat struct {
-	Type    heap.TypeID
-	Name    string
+	Type heap.TypeID
+	Name string
+	// Classes names the family of classes (see [TypeDelta]) a row of
+	// class objects counts; "" for other rows. RetainedByType gives the
+	// families of more than one class rows of their own.
+	Classes string `json:",omitempty"`
 	Count   int    // objects of the type
 	Shallow uint64 // their shallow sizes
 	// Retained is what [RetainedByType] says: the retained sizes of the
@@ -31,7 +35,10 @@ func cmpTypeStat(a, b TypeStat) int {
 	if c := cmp.Compare(a.Name, b.Name); c != 0 {
 		return c
 	}
-	return cmp.Compare(a.Type, b.Type)
+	if c := cmp.Compare(a.Type, b.Type); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Classes, b.Classes)
 }
 
 // RetainedByType returns, for every type with reachable instances, their
@@ -49,12 +56,12 @@ func cmpTypeStat(a, b TypeStat) int {
 // exact figure of one set of objects use [RetainedBySet].
 func RetainedByType(t *DomTree) []TypeStat {
 	g := t.g
-	typ := g.Types()
 	sizes := g.Sizes()
-	stats := make([]TypeStat, g.NumTypes())
-	open := make([]uint32, g.NumTypes()) // instances of the type on the current tree path
+	group, fams := classGroups(g)
+	stats := make([]TypeStat, g.NumTypes()+len(fams))
+	open := make([]uint32, len(stats)) // instances of the type on the current tree path
 	t.walk(func(v uint32) {
-		ty := typ[v]
+		ty := group(v)
 		s := &stats[ty]
 		s.Count++
 		s.Shallow += sizes[v]
@@ -63,12 +70,16 @@ func RetainedByType(t *DomTree) []TypeStat {
 		}
 		open[ty]++
 	}, func(v uint32) {
-		open[typ[v]]--
+		open[group(v)]--
 	})
 	out := stats[:0]
 	for i, s := range stats {
 		if s.Count > 0 {
-			s.Type = heap.TypeID(i)
+			if i < g.NumTypes() {
+				s.Type = heap.TypeID(i)
+			} else {
+				s.Type, s.Classes = fams[i-g.NumTypes()].typ, fams[i-g.NumTypes()].label
+			}
 			s.Name = g.TypeName(s.Type)
 			out = append(out, s)
 		}

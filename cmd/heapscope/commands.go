@@ -29,7 +29,7 @@ func init() {
 		{name: "diff", args: "BEFORE AFTER", short: "change per type between two snapshots", run: runDiff},
 		{name: "top", args: "SNAPSHOT", short: "objects and types that retain the most; objects held outside the heap", run: runTop},
 		{name: "tree", args: "SNAPSHOT", short: "the dominator tree, by retained size", run: runTree},
-		{name: "why", args: "SNAPSHOT SELECTOR", short: "shortest retainer paths to objects (by type, 0xADDR or value:TEXT), merged", run: runWhy},
+		{name: "why", args: "SNAPSHOT SELECTOR", short: "shortest retainer paths to objects (by type, 0xADDR, value:TEXT or class:NAME), merged", run: runWhy},
 		{name: "containers", args: "SNAPSHOT", short: "dicts, lists, maps and caches that hold the most", run: runContainers},
 		{name: "duplicates", args: "SNAPSHOT", short: "strings, bytes and tuples with equal content", run: runDuplicates},
 		{name: "trend", args: "S1 S2 S3 ...", short: "growth per type over many snapshots: steady, warm-up, churn", run: runTrend},

@@ -31,7 +31,10 @@ Why it stays alive, and what is wasted:
 	                            --from 0xADDR)
 	why SNAPSHOT SELECTOR       shortest paths from the roots to the selected
 	                            objects, merged by path: SELECTOR is a type
-	                            name, an address (0x7f...) or value:TEXT;
+	                            name, an address (0x7f...), value:TEXT, or
+	                            class:NAME for class objects (NAME qualified
+	                            or not, * for any text: class:app.Model_*);
+	                            a bare NAME no type has is a class's;
 	                            --weak follows weak references too
 	containers SNAPSHOT         dicts, lists, maps and caches by retained size,
 	                            with their entry counts

@@ -60,6 +60,7 @@ func golden(t *testing.T, name string, args ...string) {
 func TestCommands(t *testing.T) {
 	const before, mid, after = "testdata/before.pysnap", "testdata/mid.pysnap", "testdata/after.pysnap"
 	const rich = "testdata/rich.pysnap"
+	const classesBefore, classesAfter = "testdata/classes-before.pysnap", "testdata/classes-after.pysnap"
 	tests := []struct {
 		name string
 		args []string
@@ -98,6 +99,12 @@ func TestCommands(t *testing.T) {
 		{"containers-json", []string{"containers", "--json", rich}},
 		{"duplicates", []string{"duplicates", rich}},
 		{"duplicates-json", []string{"duplicates", "--json", rich}},
+		{"diff-classes", []string{"diff", classesBefore, classesAfter}},
+		{"leaks-classes", []string{"leaks", classesBefore, classesAfter, classesAfter}},
+		{"leaks-classes-json", []string{"leaks", "--json", classesBefore, classesAfter, classesAfter}},
+		{"top-classes", []string{"top", classesAfter}},
+		{"why-class", []string{"why", classesAfter, "Model_13"}},
+		{"why-class-family", []string{"why", classesAfter, "class:app.Model_*"}},
 		{"summary-missing-file", []string{"summary", "testdata/nonexistent.pysnap"}},
 		{"summary-not-a-snapshot", []string{"summary", "testdata/before.heap"}},
 	}

@@ -17,14 +17,20 @@ import (
 // path and returns its stdout.
 func runPython(t *testing.T, script string, args ...string) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
+	return runPythonWith(t, "python3", script, args...)
+}
+
+// runPythonWith is runPython with the interpreter py.
+func runPythonWith(t *testing.T, py, script string, args ...string) []byte {
+	t.Helper()
+	if _, err := exec.LookPath(py); err != nil {
+		t.Skipf("%s is not installed", py)
 	}
 	pp, err := agent.Dir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("python3", append([]string{filepath.Join("testdata", script)}, args...)...)
+	cmd := exec.Command(py, append([]string{filepath.Join("testdata", script)}, args...)...)
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+pp)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

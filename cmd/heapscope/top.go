@@ -111,15 +111,30 @@ func runWhy(args []string, stdout, stderr io.Writer) error {
 	}
 	g := an.g
 	objs := analyze.Select(g, sel)
+	bare := sel.Type != "" && !strings.HasPrefix(pos[1], "type:")
+	if len(objs) == 0 && bare {
+		// A bare name no type has may be a class's: the class object.
+		objs = analyze.Select(g, analyze.Selector{Class: sel.Type})
+	}
 	if len(objs) == 0 {
-		return fmt.Errorf("%s selects no object in %s", pos[1], pos[0])
+		why := ""
+		switch {
+		case (bare || sel.Class != "") && g.NumValues() == 0 && g.Meta().Runtime == "python":
+			why = " (Python class names are values, and this snapshot has none: it was taken with values=False)"
+		case bare:
+			why = " (no type and no class has that name)"
+		}
+		return fmt.Errorf("%s selects no object in %s%s", pos[1], pos[0], why)
 	}
 	groups, unreached := analyze.MergePaths(an.paths, an.tree, objs)
 	return report.Why(a.fit(stdout), f, src, g, pos[1], len(objs), groups, cut(groups, a.out.top), unreached)
 }
 
 // parseSelector reads a why selector: an address (0x...), "value:TEXT"
-// (a substring of value labels), or a type name ("type:NAME" or NAME).
+// (a substring of value labels), a class object by its name
+// ("class:NAME" or "class NAME", as Java classes are named; NAME
+// qualified or not, "*" for any text), or a type name ("type:NAME" or
+// NAME; the caller tries a bare NAME that no type has as a class name).
 func parseSelector(s string) (analyze.Selector, error) {
 	switch {
 	case strings.HasPrefix(s, "0x"):
@@ -132,6 +147,12 @@ func parseSelector(s string) (analyze.Selector, error) {
 		return analyze.Selector{Value: s[len("value:"):]}, nil
 	case strings.HasPrefix(s, "type:"):
 		return analyze.Selector{Type: s[len("type:"):]}, nil
+	case strings.HasPrefix(s, "class:"), strings.HasPrefix(s, "class "):
+		name := strings.TrimSpace(s[len("class:"):])
+		if name == "" {
+			return analyze.Selector{}, fmt.Errorf("%q names no class", s)
+		}
+		return analyze.Selector{Class: name}, nil
 	case s == "":
 		return analyze.Selector{}, fmt.Errorf("empty selector")
 	}

@@ -37,7 +37,7 @@ func Diff(w io.Writer, f Format, before, after Source, rows []analyze.TypeDelta,
 		if identity {
 			cells = append(cells, Count(r.New))
 		}
-		t.Add(append(cells, r.Type, r.Status)...)
+		t.Add(append(cells, TypeLabel(r.Type, r.Classes), r.Status)...)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "no type changed")
@@ -47,4 +47,14 @@ func Diff(w io.Writer, f Format, before, after Source, rows []analyze.TypeDelta,
 		return err
 	}
 	return more(w, f, len(rows), total, "types")
+}
+
+// TypeLabel names a row of objects of type typ; classes, when not "",
+// names the family of classes (see [analyze.FoldName]) a row of class
+// objects counts: "type (classes app.Model_*)".
+func TypeLabel(typ, classes string) string {
+	if classes == "" {
+		return typ
+	}
+	return typ + " (classes " + classes + ")"
 }

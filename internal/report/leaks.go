@@ -15,6 +15,7 @@ type findingJSON struct {
 	Element   string   `json:"element,omitempty"`
 	Holder    string   `json:"holder,omitempty"`
 	Place     string   `json:"place,omitempty"`
+	Classes   string   `json:"classes,omitempty"`
 	Count     int      `json:"count"`
 	Retained  uint64   `json:"retained_bytes"`
 	Bytes     uint64   `json:"shallow_bytes"`
@@ -30,7 +31,7 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 	out := []findingJSON{}
 	for _, f := range fs {
 		j := findingJSON{
-			Text: FindingText(f), Type: f.Type, Element: f.Element, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
+			Text: FindingText(f), Type: f.Type, Classes: f.Classes, Element: f.Element, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
 			Growth: f.Growth, Noise: f.Noise, Counts: f.Counts, Path: SignatureText(f.PathGroup),
 			Sample: pathToJSON(g, f.Sample),
 		}
@@ -64,7 +65,7 @@ func holderPath(f analyze.LeakFinding) analyze.Path {
 // app.Cache.SESSIONS" (the elements of a container's entries, the
 // container and where it is), or "1 list at module app.log".
 func FindingText(f analyze.LeakFinding) string {
-	what := f.Type
+	what := TypeLabel(f.Type, f.Classes)
 	if f.Element != "" {
 		what = f.Element
 	}

@@ -48,6 +48,7 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 		}
 		type typeJSON struct {
 			Type     string `json:"type"`
+			Classes  string `json:"classes,omitempty"`
 			Count    int    `json:"count"`
 			Shallow  uint64 `json:"shallow_bytes"`
 			Retained uint64 `json:"retained_bytes"`
@@ -69,7 +70,7 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 		}
 		types := []typeJSON{}
 		for _, s := range d.Types {
-			types = append(types, typeJSON{s.Name, s.Count, s.Shallow, s.Retained})
+			types = append(types, typeJSON{s.Name, s.Classes, s.Count, s.Shallow, s.Retained})
 		}
 		native := []nativeJSON{}
 		for _, n := range d.Native {
@@ -118,7 +119,7 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 	section(w, f, "Types that retain the most (each object counted once)")
 	tt := Table{Columns: []Column{{"retained", true}, {"count", true}, {"shallow", true}, {"type", false}}}
 	for _, s := range d.Types {
-		tt.Add(Bytes(s.Retained), Count(s.Count), Bytes(s.Shallow), s.Name)
+		tt.Add(Bytes(s.Retained), Count(s.Count), Bytes(s.Shallow), TypeLabel(s.Name, s.Classes))
 	}
 	if err := tt.Write(w, f); err != nil {
 		return err

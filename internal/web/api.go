@@ -221,7 +221,7 @@ func (s *server) diff(r *http.Request) (any, error) {
 	v, _ := s.cached(fmt.Sprintf("diff/%d/%d", a, b), func() (any, error) {
 		return analyze.Diff(before, after, analyze.DiffOptions{Identity: identity}), nil
 	})
-	rows, err := cut(v.([]analyze.TypeDelta), p, func(t analyze.TypeDelta) string { return t.Type },
+	rows, err := cut(v.([]analyze.TypeDelta), p, func(t analyze.TypeDelta) string { return report.TypeLabel(t.Type, t.Classes) },
 		map[string]column[analyze.TypeDelta]{
 			"type":         func(a, b analyze.TypeDelta) int { return cmp.Compare(a.Type, b.Type) },
 			"count_before": num(func(t analyze.TypeDelta) int { return t.CountBefore }),
@@ -244,12 +244,13 @@ func (s *server) diff(r *http.Request) (any, error) {
 }
 
 // selection reads the why selector of a request: type, addr (hex, with
-// or without 0x), value (a substring of value labels) or id.
+// or without 0x), value (a substring of value labels), class (a class
+// object's name, as the why command's class:NAME) or id.
 // It returns the selector as the why command would write it, and a key
 // that names the selection for the cache.
 func selection(r *http.Request, g *heap.Graph) (sel, key string, objs []heap.ObjectID, err error) {
 	q := r.URL.Query()
-	for _, k := range []string{"id", "addr", "value", "type"} {
+	for _, k := range []string{"id", "addr", "value", "class", "type"} {
 		if v := q.Get(k); v != "" {
 			key = k + "=" + v
 			break
@@ -274,11 +275,14 @@ func selection(r *http.Request, g *heap.Graph) (sel, key string, objs []heap.Obj
 	case q.Get("value") != "":
 		v := q.Get("value")
 		return "value:" + v, key, analyze.Select(g, analyze.Selector{Value: v}), nil
+	case q.Get("class") != "":
+		v := q.Get("class")
+		return "class:" + v, key, analyze.Select(g, analyze.Selector{Class: v}), nil
 	case q.Get("type") != "":
 		v := q.Get("type")
 		return v, key, analyze.Select(g, analyze.Selector{Type: v}), nil
 	}
-	return "", "", nil, badRequest("say which objects: type=NAME, addr=0xADDR, value=TEXT or id=N")
+	return "", "", nil, badRequest("say which objects: type=NAME, addr=0xADDR, value=TEXT, class=NAME or id=N")
 }
 
 type groupJSON struct {

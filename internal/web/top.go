@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/internal/report"
 )
 
 // topObjects is how many objects the top view lists, and topRows how
@@ -17,6 +18,7 @@ const (
 
 type typeStatJSON struct {
 	Type     string `json:"type"`
+	Classes  string `json:"classes,omitempty"`
 	Count    int    `json:"count"`
 	Shallow  uint64 `json:"shallow_bytes"`
 	Retained uint64 `json:"retained_bytes"`
@@ -25,7 +27,7 @@ type typeStatJSON struct {
 func typeStatsJSON(stats []analyze.TypeStat) []typeStatJSON {
 	out := []typeStatJSON{}
 	for _, s := range stats {
-		out = append(out, typeStatJSON{s.Name, s.Count, s.Shallow, s.Retained})
+		out = append(out, typeStatJSON{s.Name, s.Classes, s.Count, s.Shallow, s.Retained})
 	}
 	return out
 }
@@ -99,7 +101,7 @@ func (s *server) types(r *http.Request) (any, error) {
 	v, _ := s.cached(fmt.Sprintf("types/%d", i), func() (any, error) {
 		return typeStatsJSON(analyze.RetainedByType(an.Tree)), nil
 	})
-	return cut(v.([]typeStatJSON), p, func(t typeStatJSON) string { return t.Type },
+	return cut(v.([]typeStatJSON), p, func(t typeStatJSON) string { return report.TypeLabel(t.Type, t.Classes) },
 		map[string]column[typeStatJSON]{
 			"type":           func(a, b typeStatJSON) int { return cmp.Compare(a.Type, b.Type) },
 			"count":          num(func(t typeStatJSON) int { return t.Count }),

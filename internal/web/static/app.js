@@ -111,7 +111,7 @@
       { key: 'count_after', label: 'count', num: true, cell: (r) => `${count(r.count_before)} → ${count(r.count_after)}` },
       { key: 'bytes_after', label: 'bytes', num: true, cell: (r) => `${bytes(r.bytes_before)} → ${bytes(r.bytes_after)}` },
       { key: 'new', label: 'new', num: true, cell: (r) => (r.new >= 0 ? count(r.new) : '') },
-      { key: 'type', label: 'type', cell: (r) => el('span', {}, r.type, r.status ? el('span', { class: 'tag', text: r.status }) : null) },
+      { key: 'type', label: 'type', cell: (r) => el('span', {}, r.classes ? `${r.type} (classes ${r.classes})` : r.type, r.status ? el('span', { class: 'tag', text: r.status }) : null) },
     ];
     const t = new Table({ name: 'diff', filter: 'filter by type', q: p.q, limit: 100, source: remote('/api/diff', { a, b }), columns: cols });
     return [el('h1', { text: 'Change per type' }),
@@ -243,7 +243,7 @@
   // ---- why ----
   function why(p) {
     const s = snapParam(p, 's', 0);
-    const kinds = [['type', 'type name'], ['addr', 'address (0x…)'], ['value', 'value contains'], ['id', 'object id']];
+    const kinds = [['type', 'type name'], ['addr', 'address (0x…)'], ['value', 'value contains'], ['class', 'class name'], ['id', 'object id']];
     let kind = kinds.map((k) => k[0]).find((k) => p[k]) || 'type';
     const input = el('input', { type: 'text', name: 'selector', value: p[kind] || '', list: 'type-names', size: 40, placeholder: 'e.g. app.Session' });
     const kindSel = el('select', { name: 'kind' }, kinds.map(([k, label]) => el('option', { value: k, selected: k === kind, text: label })));
@@ -301,7 +301,7 @@
           { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
           { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
           { key: 'shallow_bytes', label: 'shallow', num: true, cell: (r) => bytes(r.shallow_bytes) },
-          { key: 'type', label: 'type', cell: (r) => el('a', { href: whyLink(s, { type: r.type }), text: r.type }) },
+          { key: 'type', label: 'type', cell: (r) => (r.classes ? el('a', { href: whyLink(s, { class: r.classes }), text: `${r.type} (classes ${r.classes})` }) : el('a', { href: whyLink(s, { type: r.type }), text: r.type })) },
         ],
       });
       const parts = [section(`Objects that retain the most (of ${bytes(d.reachable_bytes)} reachable)`, objs.element),
@@ -360,7 +360,7 @@
       columns: [
         { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
         { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
-        { key: 'type', label: 'type', cell: (r) => el('a', { href: whyLink(pick.final, { type: r.type }), text: r.type + (r.noise ? ` [noise: ${r.noise}]` : '') }) },
+        { key: 'type', label: 'type', cell: (r) => el('a', { href: whyLink(pick.final, { type: r.type }), text: (r.classes ? `${r.type} (classes ${r.classes})` : r.type) + (r.noise ? ` [noise: ${r.noise}]` : '') }) },
         { key: 'path', label: 'held by (click for an example path)', sort: false, cell: (r) => HS.pathView(r.path, r.sample, stepLink(pick.final)) },
       ],
     });

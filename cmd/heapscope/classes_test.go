@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// classFactories runs testdata/factories.py in mode ("apart" or
+// "shared") and returns the directory of its snapshots a, b and c and
+// what it says it made.
+func classFactories(t *testing.T, mode string, extra ...string) (string, factoryMade) {
+	t.Helper()
+	dir := t.TempDir()
+	var made factoryMade
+	if err := json.Unmarshal(runPython(t, "factories.py", append([]string{dir, mode}, extra...)...), &made); err != nil {
+		t.Fatal(err)
+	}
+	return dir, made
+}
+
+// classLeaks runs leaks --json on the snapshots a, b and c.
+func classLeaks(t *testing.T, snap func(string) string) (leaks struct {
+	Rows []struct {
+		Type    string `json:"type"`
+		Classes string `json:"classes"`
+		Count   int    `json:"count"`
+		Path    string `json:"path"`
+	} `json:"rows"`
+}) {
+	t.Helper()
+	runJSON(t, &leaks, "leaks", "--json", snap("a"), snap("b"), snap("c"))
+	return leaks
+}
+
+type factoryMade struct {
+	Module      string `json:"module"`
+	ModelName   string `json:"model_name"`   // the qualified name of one class of make_model
+	HandlerName string `json:"handler_name"` // the one name of make_handler's classes
+	Counts      []int  `json:"counts"`       // classes each factory had made at a, b and c
+}
+
+// TestPythonClassFactories runs a real program with two factories that
+// leak classes, one with type() in a loop into a registry dict, one with
+// a class statement in a function into a list: leaks reports two
+// findings, each naming its classes, also when both keep their classes
+// in the same dict; diff and top give each factory its own row; why
+// selects one class by its name, qualified or not, and a family by its
+// pattern.
+func TestPythonClassFactories(t *testing.T) {
+	for _, mode := range []string{"apart", "shared"} {
+		t.Run(mode, func(t *testing.T) {
+			dir, made := classFactories(t, mode)
+			snap := func(n string) string { return filepath.Join(dir, n+".pysnap") }
+			models := made.Module + ".Model_*"
+			families := map[string]string{models: ".REGISTRY", made.HandlerName: ".SUBCLASSES"}
+			if mode == "shared" {
+				families[made.HandlerName] = ".REGISTRY"
+			}
+			leaked := made.Counts[1] - made.Counts[0]
+
+			leaks := classLeaks(t, snap)
+			found := map[string]int{}
+			for _, f := range leaks.Rows {
+				if f.Type != "type" {
+					continue
+				}
+				holder, ok := families[f.Classes]
+				if !ok {
+					t.Errorf("a finding of classes %q: %+v", f.Classes, f)
+					continue
+				}
+				found[f.Classes]++
+				if f.Count != leaked || !strings.Contains(f.Path, holder+" dict") && !strings.Contains(f.Path, holder+" list") {
+					t.Errorf("finding of %s: %d classes held by %s, want %d held by %s", f.Classes, f.Count, f.Path, leaked, holder)
+				}
+			}
+			for fam := range families {
+				if found[fam] != 1 {
+					t.Errorf("%d findings of classes %s, want 1; findings: %+v", found[fam], fam, leaks.Rows)
+				}
+			}
+
+			var diff struct {
+				Rows []struct {
+					Type       string `json:"type"`
+					Classes    string `json:"classes"`
+					CountDelta int    `json:"count_delta"`
+					CountAfter int    `json:"count_after"`
+				} `json:"rows"`
+			}
+			runJSON(t, &diff, "diff", "--json", "--top", "0", snap("a"), snap("c"))
+			grew := made.Counts[2] - made.Counts[0]
+			rows := map[string]int{}
+			for _, r := range diff.Rows {
+				if r.Type != "type" {
+					continue
+				}
+				rows[r.Classes] = r.CountDelta
+			}
+			if rows[models] != grew || rows[made.HandlerName] != grew || rows[""] >= grew {
+				t.Errorf("diff rows of type: %v, want %d for %s and for %s, and the rest of type apart", rows, grew, models, made.HandlerName)
+			}
+
+			var top struct {
+				Types []struct {
+					Type    string `json:"type"`
+					Classes string `json:"classes"`
+					Count   int    `json:"count"`
+				} `json:"types"`
+			}
+			runJSON(t, &top, "top", "--json", "--top", "0", snap("c"))
+			counted := map[string]int{}
+			for _, r := range top.Types {
+				if r.Type == "type" {
+					counted[r.Classes] = r.Count
+				}
+			}
+			if counted[models] != made.Counts[2] || counted[made.HandlerName] != made.Counts[2] {
+				t.Errorf("top types of type: %v, want %d for %s and for %s", counted, made.Counts[2], models, made.HandlerName)
+			}
+
+			short := made.ModelName[strings.LastIndexByte(made.ModelName, '.')+1:]
+			for _, sel := range []struct {
+				selector string
+				n        int
+				path     string // in the sample path of the first group
+			}{
+				{short, 1, fmt.Sprintf("['%s']", short)},
+				{made.ModelName, 1, fmt.Sprintf("['%s']", short)},
+				{"class:" + short, 1, fmt.Sprintf("['%s']", short)},
+				{"class " + made.ModelName, 1, fmt.Sprintf("['%s']", short)},
+				{"class:" + models, made.Counts[2], ".REGISTRY"},
+				{"Handler", made.Counts[2], families[made.HandlerName]},
+				{"class:" + made.HandlerName, made.Counts[2], families[made.HandlerName]},
+			} {
+				var why struct {
+					Selected int `json:"selected"`
+					Rows     []struct {
+						Sample struct {
+							Text string `json:"text"`
+						} `json:"sample_path"`
+					} `json:"rows"`
+				}
+				runJSON(t, &why, "why", "--json", snap("c"), sel.selector)
+				if why.Selected != sel.n || len(why.Rows) == 0 || !strings.Contains(why.Rows[0].Sample.Text, sel.path) {
+					t.Errorf("why %q selects %d objects held by %+v, want %d held through %s", sel.selector, why.Selected, why.Rows, sel.n, sel.path)
+				}
+			}
+			// type: means a type, and no object is of type Model_17.
+			var stdout, stderr bytes.Buffer
+			if code := exitCode(run([]string{"why", snap("c"), "type:" + short}, &stdout, &stderr)); code != 1 {
+				t.Errorf("why type:%s: exit %d, want 1 (no object of that type)", short, code)
+			}
+		})
+	}
+}
+
+// TestPythonClassNamesNeedValues: a snapshot taken with values=False has
+// no class names, and why says so instead of selecting nothing silently.
+func TestPythonClassNamesNeedValues(t *testing.T) {
+	dir, made := classFactories(t, "apart", "novalues")
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"why", filepath.Join(dir, "c.pysnap"), made.ModelName}, &stdout, &stderr)
+	if code := exitCode(err); code != 1 || !strings.Contains(err.Error(), "values=False") {
+		t.Errorf("why %s on a snapshot without values: exit %d (%v); want 1 and a word on values=False", made.ModelName, code, err)
+	}
+}
+
+// TestSympyClasses: sympy makes a class per undefined function
+// (Function('f_17') is a class, of the metaclass UndefinedFunction) and
+// records every class it makes in sympy.core.core.all_classes. diff and
+// leaks count them as one family, and why finds the registry for one.
+func TestSympyClasses(t *testing.T) {
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import sympy").Run(); err != nil {
+		t.Skipf("%s cannot import sympy", py)
+	}
+	dir := t.TempDir()
+	out := runPythonWith(t, py, "sympyclasses.py", dir)
+	var made struct {
+		Counts []int `json:"counts"`
+	}
+	if err := json.Unmarshal(out, &made); err != nil {
+		t.Fatal(err)
+	}
+	snap := func(n string) string { return filepath.Join(dir, n+".pysnap") }
+	const meta, family = "sympy.core.function.UndefinedFunction", "f_*"
+
+	var diff struct {
+		Rows []struct {
+			Type       string `json:"type"`
+			Classes    string `json:"classes"`
+			CountDelta int    `json:"count_delta"`
+		} `json:"rows"`
+	}
+	runJSON(t, &diff, "diff", "--json", "--top", "0", snap("a"), snap("c"))
+	got := -1
+	for _, r := range diff.Rows {
+		if r.Type == meta && r.Classes == family {
+			got = r.CountDelta
+		}
+	}
+	if want := made.Counts[2] - made.Counts[0]; got != want {
+		t.Errorf("diff: %s (classes %s) grew by %d, want %d", meta, family, got, want)
+	}
+
+	leaks := classLeaks(t, snap)
+	n := 0
+	for _, f := range leaks.Rows {
+		if f.Type == meta {
+			n++
+			if f.Classes != family || f.Count != made.Counts[1]-made.Counts[0] || !strings.Contains(f.Path, ".all_classes") {
+				t.Errorf("finding %+v, want %d classes %s held by all_classes", f, made.Counts[1]-made.Counts[0], family)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d findings of %s, want 1", n, meta)
+	}
+
+	text := whyText(t, snap("c"), "class:f_17")
+	if !strings.Contains(text, "class:f_17 selects 1 objects") || !strings.Contains(text, ".all_classes") {
+		t.Errorf("why class:f_17:\n%s", text)
+	}
+}
