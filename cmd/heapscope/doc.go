@@ -79,11 +79,16 @@ Taking snapshots:
 	python-path                 print the directory to put on PYTHONPATH
 	                            for 'import heapscope; heapscope.snapshot(path)'
 	run -o DIR [flags] -- CMD   run a Python or Node program with the agent
-	                            loaded, no code change; snapshots land in DIR
-	                            as NNNN-PID-REASON.pysnap (.heapsnapshot):
-	                            --at-exit, --signal SIGUSR2, --every 30s,
-	                            --values=false (no string contents),
-	                            --census (types and sizes only: cheaper)
+	                            loaded, no code change, or a JVM (java ...:
+	                            jcmd dumps, an agent for the exit dump);
+	                            snapshots land in DIR as NNNN-PID-REASON
+	                            .pysnap (.heapsnapshot, .hprof): --at-exit,
+	                            --signal SIGUSR2, --every 30s, --values=false
+	                            (no string contents), --census (types and
+	                            sizes only: cheaper); prints the program's
+	                            PID; the snapshot signal sent to heapscope
+	                            takes a snapshot too, and SIGINT and SIGTERM
+	                            reach the program, which ends its own way
 
 About heapscope itself:
 

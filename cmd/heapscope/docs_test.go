@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,6 +75,9 @@ func TestDocCommands(t *testing.T) {
 			}
 			if c.name == "check" {
 				checks++
+			}
+			if i := slices.Index(args, "--"); i >= 0 && c.name == "run" {
+				args = args[:i] // the program's own command line
 			}
 			if fs := flagsOf(c); fs != nil {
 				if _, err := parse(fs, args[1:], 0, -1); err != nil {

@@ -32,7 +32,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs := flagSet("run", "-o DIR [flags] -- CMD [ARGS...]", stderr)
 	out := fs.String("o", "", "write snapshots into `DIR` (created if needed)")
 	atExit := fs.Bool("at-exit", false, "take a snapshot when the program exits")
-	sig := fs.String("signal", "", "take a snapshot when the program receives `SIGNAL` (e.g. SIGUSR2)")
+	sig := fs.String("signal", "", "take a snapshot when the program, or heapscope, receives `SIGNAL` (e.g. SIGUSR2)")
 	every := fs.Duration("every", 0, "take a snapshot every `DURATION` (e.g. 30s)")
 	values := fs.Bool("values", true, "write prefixes of string and bytes values (false: none; snapshots can hold secrets)")
 	children := fs.Bool("children", false, "child processes of the program take snapshots too")
@@ -60,13 +60,22 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if !*atExit && *sig == "" && *every <= 0 {
 		return usagef("run needs at least one of --at-exit, --signal SIGNAL and --every DURATION")
 	}
+	var snapSig syscall.Signal
 	if *sig != "" {
-		if _, ok := signalNumbers[strings.ToUpper(*sig)]; !ok {
+		n, ok := signalNumbers[strings.ToUpper(*sig)]
+		if !ok {
 			return usagef("unknown signal %q (want SIGUSR1, SIGUSR2, SIGHUP, ...)", *sig)
 		}
 		*sig = strings.ToUpper(*sig)
 		if !strings.HasPrefix(*sig, "SIG") {
 			*sig = "SIG" + *sig
+		}
+		snapSig = n
+	}
+	java := isJava(cmdArgs[0])
+	if java {
+		if err := javaRunFlags(fs, *sig != "" || *every > 0); err != nil {
+			return err
 		}
 	}
 	dir, err := filepath.Abs(*out)
@@ -78,44 +87,64 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	pkg, err := agent.Dir()
-	if err != nil {
-		return err
-	}
-	site, err := agent.RunDir()
-	if err != nil {
-		return err
-	}
-	preload, err := agent.NodePreload()
-	if err != nil {
-		return err
-	}
-	env := agent.Env(os.Environ(), agent.RunOptions{
+	env := os.Environ()
+	var jv *javaRun
+	if java {
+		if jv, err = newJavaRun(dir, *atExit); err != nil {
+			return err
+		}
+		defer jv.cleanup()
+		cmdArgs = jv.command(cmdArgs)
+	} else if env, err = agentEnv(agent.RunOptions{
 		OutDir: dir, AtExit: *atExit, Signal: *sig, Every: *every,
-		NoValues: !*values, Children: *children, PackageDir: pkg, SiteDir: site,
+		NoValues: !*values, Children: *children,
 		MaxValueLen: *maxValue, NoCollect: *noCollect, Census: *census,
-	})
-	env = agent.NodeEnv(env, preload)
+	}); err != nil {
+		return err
+	}
 
 	cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
 	start := time.Now()
+	// Catch the signals before the program starts, so that none is lost.
+	sigs := make(chan os.Signal, 4)
+	caught := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+	if snapSig != 0 {
+		caught = append(caught, snapSig)
+	}
+	signal.Notify(sigs, caught...)
+	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	// Pass on the signals a terminal or a supervisor sends, so the
-	// program decides how to end, as it would without heapscope.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	pid := cmd.Process.Pid
+	switch {
+	case snapSig != 0 && java:
+		fmt.Fprintf(stderr, "heapscope: child PID %d (send %s to heapscope %d for a snapshot)\n", pid, *sig, os.Getpid())
+	case snapSig != 0:
+		fmt.Fprintf(stderr, "heapscope: child PID %d (send %s to %d or to heapscope %d for a snapshot)\n", pid, *sig, pid, os.Getpid())
+	default:
+		fmt.Fprintf(stderr, "heapscope: child PID %d\n", pid)
+	}
+	if java {
+		jv.start(pid, *every, stderr)
+	}
+	c := &child{cmd: cmd, pid: pid, snapSig: snapSig, java: jv, atExit: *atExit, values: *values, dir: dir, stderr: stderr}
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		for s := range sigs {
-			cmd.Process.Signal(s)
+			c.signal(s.(syscall.Signal))
 		}
 	}()
 	err = cmd.Wait()
 	signal.Stop(sigs)
 	close(sigs)
+	<-done
+	if java {
+		jv.finish(err, stderr)
+	}
 	snaps := newSnapshots(dir, start)
 	fmt.Fprintf(stderr, "heapscope: %d snapshot(s) in %s\n", snaps, dir)
 	var ee *exec.ExitError
@@ -128,6 +157,23 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return &exitError{code: code}
 	}
 	return err
+}
+
+// agentEnv returns the environment that makes a Python or Node program
+// take snapshots as o says.
+func agentEnv(o agent.RunOptions) ([]string, error) {
+	var err error
+	if o.PackageDir, err = agent.Dir(); err != nil {
+		return nil, err
+	}
+	if o.SiteDir, err = agent.RunDir(); err != nil {
+		return nil, err
+	}
+	preload, err := agent.NodePreload()
+	if err != nil {
+		return nil, err
+	}
+	return agent.NodeEnv(agent.Env(os.Environ(), o), preload), nil
 }
 
 // newSnapshots counts the snapshots written in dir since start.

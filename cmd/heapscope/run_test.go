@@ -70,10 +70,12 @@ func TestRun(t *testing.T) {
 
 func TestRunMisuse(t *testing.T) {
 	for _, args := range [][]string{
-		{"run", "--", "python3", "-c", "pass"},                    // no -o
-		{"run", "-o", "x", "--", "python3", "-c", "pass"},         // nothing to take
-		{"run", "-o", "x", "--at-exit"},                           // no program
-		{"run", "-o", "x", "--signal", "SIGFOO", "--", "python3"}, // bad signal
+		{"run", "--", "python3", "-c", "pass"},                                   // no -o
+		{"run", "-o", "x", "--", "python3", "-c", "pass"},                        // nothing to take
+		{"run", "-o", "x", "--at-exit"},                                          // no program
+		{"run", "-o", "x", "--signal", "SIGFOO", "--", "python3"},                // bad signal
+		{"run", "-o", "x", "--at-exit", "--census", "--", "java", "-version"},    // a census of a JVM
+		{"run", "-o", "x", "--at-exit", "--values=false", "--", "/usr/bin/java"}, // the JVM writes every value
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := exitCode(run(args, &stdout, &stderr)); code != 2 {

@@ -261,14 +261,10 @@ func javaSnapshot(ctx context.Context, pid int, path string) error {
 	if runErr != nil {
 		return fmt.Errorf("jcmd %d GC.heap_dump: %w: %s", pid, runErr, said)
 	}
-	f, err := os.Open(tmp)
-	if err != nil {
+	if _, err := os.Stat(tmp); err != nil {
 		return fmt.Errorf("jcmd %d GC.heap_dump wrote no dump: %s", pid, said)
 	}
-	var head [len(hprofMagic)]byte
-	_, rerr := io.ReadFull(f, head[:])
-	f.Close()
-	if rerr != nil || string(head[:]) != hprofMagic {
+	if !isHPROF(tmp) {
 		return fmt.Errorf("jcmd %d GC.heap_dump wrote no HPROF dump: %s", pid, said)
 	}
 	if err := os.Chmod(tmp, 0o600); err != nil {

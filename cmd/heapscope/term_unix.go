@@ -18,3 +18,20 @@ func terminalWidth(f *os.File) int {
 	}
 	return int(ws.cols)
 }
+
+// inTerminalForeground reports whether this process is in the
+// foreground process group of its controlling terminal, which then sends
+// its signals (Ctrl-C's SIGINT, a hangup's SIGHUP) to every process of
+// the group.
+func inTerminalForeground() bool {
+	tty, err := os.Open("/dev/tty")
+	if err != nil {
+		return false
+	}
+	defer tty.Close()
+	var pgrp int32
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, tty.Fd(), uintptr(syscall.TIOCGPGRP), uintptr(unsafe.Pointer(&pgrp))); errno != 0 {
+		return false
+	}
+	return int(pgrp) == syscall.Getpgrp()
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// heapscope run -- java ...: the JVM has no agent of heapscope's to take
+// snapshots on a signal or a timer, so heapscope has jcmd ask it for a
+// dump (jcmd PID GC.heap_dump, as snapshot --java does) when heapscope
+// receives the snapshot signal and every --every; the signal is not
+// passed on (HotSpot uses some signals itself). --at-exit loads a small
+// Java agent (javaagent.go) whose shutdown hook dumps the heap when the
+// JVM exits. Dumps are named NNNN-PID-REASON.hprof, as the Python and
+// Node agents name theirs.
+
+// isJava reports whether prog is the JVM launcher.
+func isJava(prog string) bool {
+	b := filepath.Base(prog)
+	return b == "java" || b == "java.exe"
+}
+
+// javaRunFlags refuses the flags that mean nothing for a JVM, and wants
+// jcmd when the snapshots need it.
+func javaRunFlags(fs *flag.FlagSet, needJcmd bool) error {
+	var bad []string
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case f.Name == "census" || f.Name == "max-value-len" || f.Name == "no-collect" || f.Name == "children":
+			bad = append(bad, "--"+f.Name)
+		case f.Name == "values" && f.Value.String() == "false":
+			bad = append(bad, "--values=false")
+		}
+	})
+	if len(bad) > 0 {
+		return usagef("%s: not for java (the JVM writes its dumps itself, with every value; run follows no child JVM)", strings.Join(bad, ", "))
+	}
+	if needJcmd {
+		if _, err := exec.LookPath("jcmd"); err != nil {
+			return usagef("run -- java with --signal or --every needs jcmd (from a JDK) on PATH")
+		}
+	}
+	return nil
+}
+
+// javaRun takes the dumps of one JVM that run started.
+type javaRun struct {
+	dir     string // the snapshot directory
+	tmpDir  string // holds the agent's jar; "" without --at-exit
+	exitTmp string // where the agent dumps the heap at exit
+
+	pid    int
+	stderr io.Writer
+	seq    int // dumps named so far
+	reqs   chan string
+	done   chan struct{}
+	stop   chan struct{}
+	timer  sync.WaitGroup
+}
+
+// newJavaRun prepares the dumps into dir: with atExit, the agent's jar
+// in a private temporary directory.
+func newJavaRun(dir string, atExit bool) (*javaRun, error) {
+	j := &javaRun{dir: dir}
+	if !atExit {
+		return j, nil
+	}
+	jar, err := exitDumpJar()
+	if err != nil {
+		return nil, err
+	}
+	if j.tmpDir, err = os.MkdirTemp("", "heapscope-run-"); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(j.tmpDir, "exitdump.jar"), jar, 0o600); err != nil {
+		j.cleanup()
+		return nil, err
+	}
+	var nonce [8]byte
+	rand.Read(nonce[:])
+	// The JVM's dumpHeap wants a name that ends in .hprof.
+	j.exitTmp = filepath.Join(dir, ".heapscope-exit-"+hex.EncodeToString(nonce[:])+".tmp.hprof")
+	return j, nil
+}
+
+// command returns the command line that starts the JVM: with the agent
+// when there is one.
+func (j *javaRun) command(args []string) []string {
+	if j.tmpDir == "" {
+		return args
+	}
+	agent := "-javaagent:" + filepath.Join(j.tmpDir, "exitdump.jar") + "=" + j.exitTmp
+	return append([]string{args[0], agent}, args[1:]...)
+}
+
+// start begins to take dumps of the JVM pid when asked, and every
+// interval if it is not 0.
+func (j *javaRun) start(pid int, every time.Duration, stderr io.Writer) {
+	j.pid, j.stderr = pid, stderr
+	j.reqs = make(chan string, 1)
+	j.done = make(chan struct{})
+	j.stop = make(chan struct{})
+	go func() {
+		defer close(j.done)
+		for reason := range j.reqs {
+			j.seq++
+			name := fmt.Sprintf("%04d-%d-%s.hprof", j.seq, pid, reason)
+			if err := javaSnapshot(context.Background(), pid, filepath.Join(j.dir, name)); err != nil {
+				fmt.Fprintf(stderr, "heapscope: no %s dump: %v\n", reason, err)
+			}
+		}
+	}()
+	if every > 0 {
+		j.timer.Add(1)
+		go func() {
+			defer j.timer.Done()
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					j.request("interval")
+				case <-j.stop:
+					return
+				}
+			}
+		}()
+	}
+}
+
+// request asks for a dump; one waits while another is taken, and
+// requests beyond that are dropped.
+func (j *javaRun) request(reason string) {
+	select {
+	case j.reqs <- reason:
+	default:
+		fmt.Fprintf(j.stderr, "heapscope: a dump is being taken; no %s dump\n", reason)
+	}
+}
+
+// finish waits for the dumps under way once the JVM has ended (waitErr
+// is its Wait error), and puts its exit dump in place: only a JVM that
+// ended its own way (not killed by a signal) ran its shutdown hooks to
+// the end.
+func (j *javaRun) finish(waitErr error, stderr io.Writer) {
+	close(j.stop)
+	j.timer.Wait()
+	close(j.reqs)
+	<-j.done
+	if j.exitTmp == "" {
+		return
+	}
+	defer os.Remove(j.exitTmp)
+	if ee, ok := waitErr.(*exec.ExitError); ok && ee.Sys().(syscall.WaitStatus).Signaled() {
+		fmt.Fprintf(stderr, "heapscope: no exit dump: the JVM was killed (%v)\n", ee.Sys().(syscall.WaitStatus).Signal())
+		return
+	}
+	if !isHPROF(j.exitTmp) {
+		fmt.Fprintf(stderr, "heapscope: no exit dump: the JVM wrote none\n")
+		return
+	}
+	j.seq++
+	final := filepath.Join(j.dir, fmt.Sprintf("%04d-%d-exit.hprof", j.seq, j.pid))
+	if err := os.Chmod(j.exitTmp, 0o600); err != nil {
+		fmt.Fprintf(stderr, "heapscope: no exit dump: %v\n", err)
+		return
+	}
+	if err := os.Rename(j.exitTmp, final); err != nil {
+		fmt.Fprintf(stderr, "heapscope: no exit dump: %v\n", err)
+	}
+}
+
+// cleanup removes the agent's jar.
+func (j *javaRun) cleanup() {
+	if j.tmpDir != "" {
+		os.RemoveAll(j.tmpDir)
+	}
+}
+
+// isHPROF reports whether the file at path starts as an HPROF dump.
+func isHPROF(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head [len(hprofMagic)]byte
+	_, err = io.ReadFull(f, head[:])
+	return err == nil && string(head[:]) == hprofMagic
+}
