@@ -52,15 +52,21 @@ func classTypes(g *heap.Graph) []bool {
 	return out
 }
 
-// ClassName returns the name of class object id, qualified by its module
-// as the Python agent qualifies type names ("app.models.User",
-// "app.make.<locals>.Handler"; no module for builtins or a class whose
-// __module__ is not a string), when the snapshot records it: a Python
+// ClassName returns the name of class object id, when the snapshot
+// records it: a Java class's name as the graph names the object
+// ("app.Cache" for "class app.Cache"); a Python class's name qualified by
+// its module as the Python agent qualifies type names
+// ("app.models.User", "app.make.<locals>.Handler"; no module for
+// builtins or a class whose __module__ is not a string). A Python
 // class's __qualname__ (or __name__) and the __module__ of its namespace
 // are strings whose values a snapshot has unless it was taken with
-// values=False. Classes defined in C have neither. The name is cut where
+// values=False; classes defined in C have neither. The name is cut where
 // the snapshot cut those values (64 characters by default).
 func ClassName(g *heap.Graph, id heap.ObjectID) (string, bool) {
+	if n, ok := g.Name(id); ok {
+		// A Java class, as the HPROF reader names it: "class app.Cache".
+		return strings.TrimPrefix(n, "class "), true
+	}
 	var qual, name, mod string
 	for _, e := range g.Edges(id) {
 		if e.Label.IsIndex() {

@@ -228,3 +228,53 @@ func TestSympyClasses(t *testing.T) {
 		t.Errorf("why class:f_17:\n%s", text)
 	}
 }
+
+// TestJavaClassFamilies runs a real Java program that makes a proxy
+// class per call: diff gives them a row of their own, named by their
+// pattern, that grows by the number of classes the program made; why
+// selects a class by its name, as the HPROF reader names class objects.
+func TestJavaClassFamilies(t *testing.T) {
+	if _, err := exec.LookPath("java"); err != nil {
+		t.Skip("java is not installed")
+	}
+	dir := t.TempDir()
+	out, err := exec.Command("java", "-Xmx128m", filepath.Join("testdata", "ProxyFactory.java"), dir).Output()
+	if err != nil {
+		t.Fatalf("ProxyFactory: %v", err)
+	}
+	var made struct{ A, B int }
+	if err := json.Unmarshal(out, &made); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	a, b := filepath.Join(dir, "a.hprof"), filepath.Join(dir, "b.hprof")
+	var diff struct {
+		Rows []struct {
+			Type       string `json:"type"`
+			Classes    string `json:"classes"`
+			CountDelta int    `json:"count_delta"`
+			CountAfter int    `json:"count_after"`
+		} `json:"rows"`
+	}
+	runJSON(t, &diff, "diff", "--json", "--top", "0", a, b)
+	found := false
+	for _, r := range diff.Rows {
+		if r.Type == "java.lang.Class" && r.Classes == "jdk.proxy*.$Proxy*" {
+			found = true
+			if r.CountDelta != made.B-made.A || r.CountAfter != made.B {
+				t.Errorf("row %+v, want %d more proxy classes, %d in all", r, made.B-made.A, made.B)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("diff has no row of the proxy classes: %+v", diff.Rows)
+	}
+	for _, sel := range []string{"class:ProxyFactory", "class ProxyFactory", "class:ProxyFactory$Service"} {
+		var why struct {
+			Selected int `json:"selected"`
+		}
+		runJSON(t, &why, "why", "--json", b, sel)
+		if why.Selected != 1 {
+			t.Errorf("why %q selects %d objects, want the class", sel, why.Selected)
+		}
+	}
+}
