@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -165,10 +166,20 @@ type classIndex struct {
 	family map[heap.ObjectID]string // family key of each named class object
 	first  map[string]string        // family key -> the first name met
 	varied map[string]bool          // family key -> its classes have several names
+	// fold maps the name of each class of a family of at least
+	// minFoldNames names to the family's pattern: the instances of
+	// those classes (a type per class) are summed as one.
+	fold map[string]string
 }
 
+// minFoldNames is how many names the classes of a family must have for
+// their instances to be summed as one: a factory's classes (sympy's
+// f_0 ... f_599, Java's proxy classes), not a few numbered classes a
+// program defines (Point2D, Point3D).
+const minFoldNames = 8
+
 func newClassIndex(g *heap.Graph) *classIndex {
-	c := &classIndex{g: g, family: map[heap.ObjectID]string{}, first: map[string]string{}, varied: map[string]bool{}}
+	c := &classIndex{g: g, family: map[heap.ObjectID]string{}, first: map[string]string{}, varied: map[string]bool{}, fold: map[string]string{}}
 	isClass := classTypes(g)
 	some := false
 	for _, b := range isClass {
@@ -177,6 +188,7 @@ func newClassIndex(g *heap.Graph) *classIndex {
 	if !some {
 		return c
 	}
+	names := map[string]map[string]bool{} // family key -> its names, when several
 	for id, t := range g.Types() {
 		if !isClass[t] {
 			continue
@@ -191,6 +203,20 @@ func newClassIndex(g *heap.Graph) *classIndex {
 			c.first[k] = name
 		} else if f != name {
 			c.varied[k] = true
+		}
+		if c.varied[k] {
+			if names[k] == nil {
+				names[k] = map[string]bool{c.first[k]: true}
+			}
+			names[k][name] = true
+		}
+	}
+	for k, ns := range names {
+		if len(ns) >= minFoldNames {
+			_, folded, _ := strings.Cut(k, "\x00")
+			for n := range ns {
+				c.fold[n] = folded
+			}
 		}
 	}
 	return c
@@ -286,14 +312,18 @@ type families struct {
 	stats []*familyStat
 	after *classIndex
 	byKey map[string]*familyStat
+	// fold is the classIndex fold of either snapshot: the instances of
+	// the classes of a large family are one row too.
+	fold map[string]string
 }
 
 // splitFamilies finds the families of before and after that have rows of
 // their own, in the order of their keys.
 func splitFamilies(before, after *heap.Graph) families {
 	cs := [2]*classIndex{newClassIndex(before), newClassIndex(after)}
-	f := families{after: cs[1], byKey: map[string]*familyStat{}}
+	f := families{after: cs[1], byKey: map[string]*familyStat{}, fold: map[string]string{}}
 	for i, c := range cs {
+		maps.Copy(f.fold, c.fold)
 		for id, k := range c.family {
 			st := f.byKey[k]
 			if st == nil {

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -209,5 +210,90 @@ runtime python
 		if !ok || d.CountBefore != w[0] || d.CountAfter != w[1] {
 			t.Errorf("row %s: %+v, want counts %d -> %d", k, d, w[0], w[1])
 		}
+	}
+}
+
+// factoryGraph is a heap with n classes f_0 ... f_n-1 of a factory in a
+// registry, an instance of each in a list, and two classes a program
+// defines, Point2D and Point3D, with an instance each.
+func factoryGraph(n int) string {
+	var b strings.Builder
+	b.WriteString("runtime python\nroot module mod app\nmod module 100 -> .F=reg .C=creg .P=p2 .Q=p3\nmro tuple 40\n")
+	var reg, creg []string
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "c%d@%x type 900 -> internal:__qualname__=q%d internal:__mro__=mro\nq%d@%x str 50\nvalue q%d f_%d\n", i, 0x10000+i*16, i, i, 0x20000+i*16, i, i)
+		fmt.Fprintf(&b, "i%d@%x f_%d 48 -> internal:__class__=c%d\n", i, 0x30000+i*16, i, i)
+		reg = append(reg, fmt.Sprintf("[%d]=i%d", i, i))
+		creg = append(creg, fmt.Sprintf("[%d]=c%d", i, i))
+	}
+	fmt.Fprintf(&b, "reg@9000 list 100 -> %s\ncreg@9100 list 100 -> %s\n", strings.Join(reg, " "), strings.Join(creg, " "))
+	b.WriteString(`p2@a000 Point2D 32
+p3@a100 Point3D 32
+k2@a200 type 900 -> internal:__qualname__=n2 internal:__mro__=mro
+k3@a300 type 900 -> internal:__qualname__=n3 internal:__mro__=mro
+n2@a400 str 50
+n3@a500 str 50
+value n2 Point2D
+value n3 Point3D
+`)
+	return b.String()
+}
+
+// TestDiffFoldsInstances: the instances of the classes of a family of
+// many names (a type per class) are one row, named by the pattern; a
+// family of few names keeps a row per type.
+func TestDiffFoldsInstances(t *testing.T) {
+	n := minFoldNames + 1
+	after := heaptest.MustParse(t, factoryGraph(n))
+	before := heaptest.MustParse(t, "runtime python\nroot module mod app\nmod module 100\n")
+	rows := map[string]TypeDelta{}
+	for _, d := range Diff(before, after, DiffOptions{}) {
+		rows[d.Type+"/"+d.Classes] = d
+	}
+	if d := rows["f_*/"]; d.Types != n || d.CountAfter != n {
+		t.Errorf("row f_*: %+v, want %d instances of %d types", d, n, n)
+	}
+	if d := rows["type/f_*"]; d.CountAfter != n {
+		t.Errorf("row of the classes: %+v", d)
+	}
+	for _, name := range []string{"Point2D/", "Point3D/"} {
+		if d := rows[name]; d.CountAfter != 1 || d.Types != 0 {
+			t.Errorf("row %s: %+v, want its own", name, d)
+		}
+	}
+	if _, ok := rows["f_0/"]; ok {
+		t.Errorf("f_0 has a row of its own")
+	}
+}
+
+// TestLeaksFoldInstances: leaked instances of the classes of a large
+// family, a type per class, held by one list, are one finding that says
+// how many types it sums; their classes are one finding named by their
+// family.
+func TestLeaksFoldInstances(t *testing.T) {
+	// The lists are there before: what is new is their entries.
+	base := heaptest.MustParse(t, "runtime python\nroot module mod app\nmod module 100 -> .F=reg .C=creg\nreg@9000 list 100\ncreg@9100 list 100\n")
+	n := minFoldNames + 3
+	g := heaptest.MustParse(t, factoryGraph(n))
+	rep := Leaks(base, g, g, LeakOptions{Noise: []NoiseRule{}})
+	var inst, classes int
+	for _, f := range rep.Findings {
+		switch {
+		case f.Type == "f_*":
+			inst++
+			if f.Types != n || f.Count != n {
+				t.Errorf("finding %+v, want %d instances of %d types", f, n, n)
+			}
+		case strings.HasPrefix(f.Type, "f_"):
+			t.Errorf("finding of one type: %+v", f)
+		case f.Type == "type" && f.Classes == "f_*":
+			classes++
+			if f.Count != n {
+				t.Errorf("finding %+v, want %d classes", f, n)
+			}
+		}
+	}
+	if inst != 1 || classes != 1 {
+		t.Errorf("%d findings of instances and %d of classes, want 1 and 1: %+v", inst, classes, rep.Findings)
 	}
 }

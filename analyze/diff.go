@@ -16,7 +16,11 @@ type TypeDelta struct {
 	// snapshot, the classes a factory makes, have rows of their own, so
 	// that two factories are two rows; the other classes stay in their
 	// type's row, with Classes "".
-	Classes     string `json:"classes,omitempty"`
+	Classes string `json:"classes,omitempty"`
+	// Types, when not 0, is how many types the row sums: the instances
+	// of the classes of one large family (a type per class, as a factory
+	// makes them: sympy's f_0 ... f_599), whose names' pattern is Type.
+	Types       int    `json:"types,omitempty"`
 	CountBefore int    `json:"count_before"`
 	CountAfter  int    `json:"count_after"`
 	CountDelta  int    `json:"count_delta"`
@@ -53,15 +57,32 @@ func Diff(before, after *heap.Graph, opt DiffOptions) []TypeDelta {
 		}
 		return d
 	}
+	fam := splitFamilies(before, after)
+	folded := map[string]map[string]bool{} // pattern -> the type names in its row
+	row := func(name string) *TypeDelta {
+		p, ok := fam.fold[name]
+		if !ok {
+			return get(name, "")
+		}
+		if folded[p] == nil {
+			folded[p] = map[string]bool{}
+		}
+		folded[p][name] = true
+		return get(p, "")
+	}
 	for _, s := range Summary(before) {
-		d := get(s.Type, "")
-		d.CountBefore, d.BytesBefore = s.Count, s.Bytes
+		d := row(s.Type)
+		d.CountBefore += s.Count
+		d.BytesBefore += s.Bytes
 	}
 	for _, s := range Summary(after) {
-		d := get(s.Type, "")
-		d.CountAfter, d.BytesAfter = s.Count, s.Bytes
+		d := row(s.Type)
+		d.CountAfter += s.Count
+		d.BytesAfter += s.Bytes
 	}
-	fam := splitFamilies(before, after)
+	for p, ns := range folded {
+		get(p, "").Types = len(ns)
+	}
 	for _, f := range fam.stats {
 		whole, own := get(f.typ, ""), get(f.typ, f.label)
 		whole.CountBefore -= f.count[0]
@@ -91,7 +112,7 @@ func Diff(before, after *heap.Graph, opt DiffOptions) []TypeDelta {
 		}
 		for t, n := range newByType {
 			if n > 0 {
-				get(after.TypeName(heap.TypeID(t)), "").New += n
+				row(after.TypeName(heap.TypeID(t))).New += n
 			}
 		}
 	}

@@ -51,6 +51,10 @@ type LeakFinding struct {
 	// (see [TypeDelta]): the classes of one factory are a finding of
 	// their own, apart from another factory's that the same path holds.
 	Classes string `json:"classes,omitempty"`
+	// Types, when not 0, is how many types the finding sums: the
+	// instances of the classes of one large family (a type per class, as
+	// a factory makes them), whose names' pattern is Type.
+	Types int `json:"types,omitempty"`
 }
 
 // LeakReport is the verdict of the three-snapshot rule.
@@ -132,7 +136,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	}
 	for i, fg := range groups {
 		grp := fg.PathGroup
-		f := LeakFinding{PathGroup: grp, Growth: growth[i], Classes: fin.c.label(fg.fam)}
+		f := LeakFinding{PathGroup: grp, Growth: growth[i], Classes: fin.c.label(fg.fam), Types: fg.types}
 		if opt.Scaling {
 			k := fg.key()
 			a, b := counts[0][k], counts[1][k]
@@ -248,6 +252,10 @@ func avgSize(g *heap.Graph, grp PathGroup) uint64 {
 type famGroup struct {
 	PathGroup
 	fam string
+	// types, when not 0, is how many types the group sums: the instances
+	// of the classes of a large family (see classIndex.fold), whose
+	// pattern its signature names.
+	types int
 }
 
 // key is the group's identity across snapshots.
@@ -288,7 +296,7 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 	slices.Sort(types)
 	counts := func(g *heap.Graph, sp snapshotPaths) map[string]int {
 		m := map[string]int{}
-		byType := objectsOfTypes(g, types)
+		byType := objectsOfTypes(g, types, sp.c.fold)
 		for _, name := range types {
 			grps, _ := sp.merge(byType[name])
 			for _, grp := range grps {
@@ -304,7 +312,7 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 	// dominates.
 	cfin := map[string]int{}
 	var leaked []heap.ObjectID
-	byType := objectsOfTypes(final, types)
+	byType := objectsOfTypes(final, types, nil)
 	for _, name := range types {
 		for _, id := range byType[name] {
 			if !paths.Reached(id) {
@@ -350,13 +358,19 @@ func typeCounts(g *heap.Graph) map[string]int {
 	return m
 }
 
-// objectsOfTypes returns, for each named type, its objects in ID order.
-func objectsOfTypes(g *heap.Graph, names []string) map[string][]heap.ObjectID {
+// objectsOfTypes returns, for each named type (names sorted), its
+// objects in ID order; under a name that is a pattern of fold (see
+// classIndex.fold, nil for none), the objects of the types it sums.
+func objectsOfTypes(g *heap.Graph, names []string, fold map[string]string) map[string][]heap.ObjectID {
 	want := map[heap.TypeID]string{}
 	for t := 0; t < g.NumTypes(); t++ {
 		name := g.TypeName(heap.TypeID(t))
 		if _, ok := slices.BinarySearch(names, name); ok {
 			want[heap.TypeID(t)] = name
+		} else if p, ok := fold[name]; ok {
+			if _, ok := slices.BinarySearch(names, p); ok {
+				want[heap.TypeID(t)] = p
+			}
 		}
 	}
 	out := map[string][]heap.ObjectID{}
@@ -383,7 +397,7 @@ func signatureCounts(baseline, target *heap.Graph, groups []famGroup, pathsOf fu
 	for i, g := range []*heap.Graph{baseline, target} {
 		out[i] = map[string]int{}
 		sp := pathsOf(g)
-		byType := objectsOfTypes(g, types)
+		byType := objectsOfTypes(g, types, sp.c.fold)
 		for _, name := range types {
 			grps, _ := sp.merge(byType[name])
 			for _, grp := range grps {
@@ -402,7 +416,7 @@ func countSignature(sp snapshotPaths, fg famGroup) int {
 		return 0
 	}
 	name := fg.Signature[n-1].Type
-	grps, _ := sp.merge(objectsOfTypes(sp.r.g, []string{name})[name])
+	grps, _ := sp.merge(objectsOfTypes(sp.r.g, []string{name}, sp.c.fold)[name])
 	want := fg.key()
 	for _, x := range grps {
 		if x.key() == want {
@@ -447,10 +461,11 @@ func (sp snapshotPaths) merge(objs []heap.ObjectID) (groups []famGroup, unreache
 		grps, u := MergePaths(sp.r, sp.t, objs)
 		unreached += u
 		for _, g := range grps {
-			groups = append(groups, famGroup{g, fam})
+			groups = append(groups, famGroup{PathGroup: g, fam: fam})
 		}
 	}
 	add(plain, "")
+	groups = sp.foldGroups(groups)
 	if len(byFam) == 0 {
 		return groups, unreached
 	}
@@ -470,5 +485,74 @@ func (sp snapshotPaths) merge(objs []heap.ObjectID) (groups []famGroup, unreache
 // which a path must reach.
 func (sp snapshotPaths) objectKey(id heap.ObjectID) string {
 	sig, kind, root := sp.r.signature(id)
-	return famGroup{PathGroup{RootKind: kind, RootName: root, Signature: sig}, sp.c.family[id]}.key()
+	sig, _ = sp.foldSig(sig)
+	return famGroup{PathGroup: PathGroup{RootKind: kind, RootName: root, Signature: sig}, fam: sp.c.family[id]}.key()
+}
+
+// foldSig returns sig with the types of the classes of large families
+// (see classIndex.fold) replaced by their pattern, and whether any was.
+func (sp snapshotPaths) foldSig(sig []SigStep) ([]SigStep, bool) {
+	if len(sp.c.fold) == 0 {
+		return sig, false
+	}
+	var out []SigStep
+	for i, st := range sig {
+		p, ok := sp.c.fold[st.Type]
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(sig)
+		}
+		out[i].Type = p
+	}
+	if out == nil {
+		return sig, false
+	}
+	return out, true
+}
+
+// foldGroups sums the groups (in MergePaths' order) whose signatures
+// differ only in the types of the classes of a large family: sympy's
+// f_17(x) and f_18(x), of the classes f_17 and f_18, held in one cache,
+// are one group of f_*. The sum keeps the first group's sample, the
+// biggest.
+func (sp snapshotPaths) foldGroups(groups []famGroup) []famGroup {
+	if len(sp.c.fold) == 0 {
+		return groups
+	}
+	out := groups[:0:0]
+	at := map[string]int{}
+	types := map[int]map[string]bool{}
+	for _, g := range groups {
+		sig, folded := sp.foldSig(g.Signature)
+		if !folded {
+			out = append(out, g)
+			continue
+		}
+		target := g.Signature[len(g.Signature)-1].Type
+		g.Signature = sig
+		k := g.key()
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			types[i] = map[string]bool{}
+			out = append(out, g)
+		} else {
+			o := &out[i]
+			for j := range o.Signature {
+				o.Signature[j].Repeated = o.Signature[j].Repeated || sig[j].Repeated
+			}
+			o.Count += g.Count
+			o.Retained += g.Retained
+		}
+		if sig[len(sig)-1].Type != target {
+			types[i][target] = true
+		}
+	}
+	for i, ts := range types {
+		out[i].types = len(ts)
+	}
+	return out
 }

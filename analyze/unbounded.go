@@ -70,7 +70,7 @@ func TrendAll(snaps []*heap.Graph) TrendReport {
 	for i, g := range snaps {
 		tree := Dominators(g, DomOptions{})
 		r := ShortestPaths(g, PathOptions{})
-		byType := objectsOfTypes(g, steady)
+		byType := objectsOfTypes(g, steady, nil)
 		for _, name := range steady {
 			grps, _ := MergePaths(r, tree, byType[name])
 			for _, grp := range grps {

@@ -28,6 +28,7 @@ func classLeaks(t *testing.T, snap func(string) string) (leaks struct {
 	Rows []struct {
 		Type    string `json:"type"`
 		Classes string `json:"classes"`
+		Types   int    `json:"types"`
 		Count   int    `json:"count"`
 		Path    string `json:"path"`
 	} `json:"rows"`
@@ -195,23 +196,40 @@ func TestSympyClasses(t *testing.T) {
 		Rows []struct {
 			Type       string `json:"type"`
 			Classes    string `json:"classes"`
+			Types      int    `json:"types"`
 			CountDelta int    `json:"count_delta"`
 		} `json:"rows"`
 	}
 	runJSON(t, &diff, "diff", "--json", "--top", "0", snap("a"), snap("c"))
-	got := -1
+	got, types := -1, -1
 	for _, r := range diff.Rows {
 		if r.Type == meta && r.Classes == family {
 			got = r.CountDelta
+		}
+		if r.Type == family {
+			types = r.Types // f_17(x) and the like: an instance of the class f_17
+		}
+		if strings.HasPrefix(r.Type, "f_") && r.Type != family {
+			t.Errorf("diff row %+v: the instances of one of the classes", r)
 		}
 	}
 	if want := made.Counts[2] - made.Counts[0]; got != want {
 		t.Errorf("diff: %s (classes %s) grew by %d, want %d", meta, family, got, want)
 	}
+	if types != made.Counts[2] {
+		t.Errorf("diff: the instances of %d classes %s in one row, want %d", types, family, made.Counts[2])
+	}
 
 	leaks := classLeaks(t, snap)
-	n := 0
+	n, instances := 0, 0
 	for _, f := range leaks.Rows {
+		if strings.HasPrefix(f.Type, "f_") {
+			// f_17(x): an instance of the class f_17, held by a cache.
+			instances++
+			if f.Type != family || f.Types != made.Counts[1]-made.Counts[0] || f.Count != f.Types {
+				t.Errorf("finding %+v, want the instances of the %d new classes %s in one", f, made.Counts[1]-made.Counts[0], family)
+			}
+		}
 		if f.Type == meta {
 			n++
 			if f.Classes != family || f.Count != made.Counts[1]-made.Counts[0] || !strings.Contains(f.Path, ".all_classes") {
@@ -219,8 +237,8 @@ func TestSympyClasses(t *testing.T) {
 			}
 		}
 	}
-	if n != 1 {
-		t.Errorf("%d findings of %s, want 1", n, meta)
+	if n != 1 || instances != 1 {
+		t.Errorf("%d findings of %s and %d of their instances, want 1 and 1", n, meta, instances)
 	}
 
 	text := whyText(t, snap("c"), "class:f_17")

@@ -73,7 +73,7 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		if !v.Fail {
 			mark = "pass (" + v.Reason + ")"
 		}
-		line := fmt.Sprintf("%s: %s x %s, retained %s, held by %s", mark, TypeLabel(x.Type, x.Classes), Count(x.Count), Bytes(x.Retained), SignatureText(x.PathGroup))
+		line := fmt.Sprintf("%s: %s x %s, retained %s, held by %s", mark, LeakLabel(x), Count(x.Count), Bytes(x.Retained), SignatureText(x.PathGroup))
 		if f == Markdown {
 			line = "- " + mdLine(line)
 		}
@@ -112,10 +112,10 @@ func junit(w io.Writer, rep analyze.LeakReport, vs []Verdict, fails int) error {
 	}
 	for _, v := range vs {
 		x := v.Finding
-		c := testcase{Name: TypeLabel(x.Type, x.Classes) + " held by " + SignatureText(x.PathGroup), Classname: "heapscope.leaks." + rep.Runtime}
+		c := testcase{Name: LeakLabel(x) + " held by " + SignatureText(x.PathGroup), Classname: "heapscope.leaks." + rep.Runtime}
 		if v.Fail {
 			c.Failure = &failure{
-				Message: fmt.Sprintf("%s x %d leaked, retaining %d bytes", TypeLabel(x.Type, x.Classes), x.Count, x.Retained),
+				Message: fmt.Sprintf("%s x %d leaked, retaining %d bytes", LeakLabel(x), x.Count, x.Retained),
 				Type:    "leak",
 				Text:    "held by " + SignatureText(x.PathGroup) + "\ne.g. " + PathText(x.Sample),
 			}

@@ -37,7 +37,7 @@ func Diff(w io.Writer, f Format, before, after Source, rows []analyze.TypeDelta,
 		if identity {
 			cells = append(cells, Count(r.New))
 		}
-		t.Add(append(cells, TypeLabel(r.Type, r.Classes), r.Status)...)
+		t.Add(append(cells, DeltaLabel(r), r.Status)...)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "no type changed")
@@ -47,6 +47,16 @@ func Diff(w io.Writer, f Format, before, after Source, rows []analyze.TypeDelta,
 		return err
 	}
 	return more(w, f, len(rows), total, "types")
+}
+
+// DeltaLabel names a diff row: its type, the family of classes it
+// counts, or the pattern of the types it sums ("f_* (instances of 600
+// classes)").
+func DeltaLabel(r analyze.TypeDelta) string {
+	if r.Types > 0 {
+		return fmt.Sprintf("%s (instances of %s classes)", r.Type, Count(r.Types))
+	}
+	return TypeLabel(r.Type, r.Classes)
 }
 
 // TypeLabel names a row of objects of type typ; classes, when not "",

@@ -16,6 +16,7 @@ type findingJSON struct {
 	Holder    string   `json:"holder,omitempty"`
 	Place     string   `json:"place,omitempty"`
 	Classes   string   `json:"classes,omitempty"`
+	Types     int      `json:"types,omitempty"`
 	Count     int      `json:"count"`
 	Retained  uint64   `json:"retained_bytes"`
 	Bytes     uint64   `json:"shallow_bytes"`
@@ -31,7 +32,7 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 	out := []findingJSON{}
 	for _, f := range fs {
 		j := findingJSON{
-			Text: FindingText(f), Type: f.Type, Classes: f.Classes, Element: f.Element, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
+			Text: FindingText(f), Type: f.Type, Classes: f.Classes, Types: f.Types, Element: f.Element, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
 			Growth: f.Growth, Noise: f.Noise, Counts: f.Counts, Path: SignatureText(f.PathGroup),
 			Sample: pathToJSON(g, f.Sample),
 		}
@@ -60,12 +61,22 @@ func holderPath(f analyze.LeakFinding) analyze.Path {
 	return p
 }
 
+// LeakLabel names what a finding's objects are: their type, the family
+// of classes they are, or the pattern of the types they are instances
+// of ("f_* (instances of 60 classes)").
+func LeakLabel(f analyze.LeakFinding) string {
+	if f.Types > 0 {
+		return fmt.Sprintf("%s (instances of %s classes)", f.Type, Count(f.Types))
+	}
+	return TypeLabel(f.Type, f.Classes)
+}
+
 // FindingText says in one line what leaked and where, in the program's
 // terms: "900 app.Session in java.util.HashMap at class
 // app.Cache.SESSIONS" (the elements of a container's entries, the
 // container and where it is), or "1 list at module app.log".
 func FindingText(f analyze.LeakFinding) string {
-	what := TypeLabel(f.Type, f.Classes)
+	what := LeakLabel(f)
 	if f.Element != "" {
 		what = f.Element
 	}

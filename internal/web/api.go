@@ -221,7 +221,7 @@ func (s *server) diff(r *http.Request) (any, error) {
 	v, _ := s.cached(fmt.Sprintf("diff/%d/%d", a, b), func() (any, error) {
 		return analyze.Diff(before, after, analyze.DiffOptions{Identity: identity}), nil
 	})
-	rows, err := cut(v.([]analyze.TypeDelta), p, func(t analyze.TypeDelta) string { return report.TypeLabel(t.Type, t.Classes) },
+	rows, err := cut(v.([]analyze.TypeDelta), p, func(t analyze.TypeDelta) string { return report.DeltaLabel(t) },
 		map[string]column[analyze.TypeDelta]{
 			"type":         func(a, b analyze.TypeDelta) int { return cmp.Compare(a.Type, b.Type) },
 			"count_before": num(func(t analyze.TypeDelta) int { return t.CountBefore }),

@@ -13,6 +13,7 @@ import (
 type findingJSON struct {
 	Type     string   `json:"type"`
 	Classes  string   `json:"classes,omitempty"`
+	Types    int      `json:"types,omitempty"`
 	Count    int      `json:"count"`
 	Retained uint64   `json:"retained_bytes"`
 	Shallow  uint64   `json:"shallow_bytes"`
@@ -65,7 +66,7 @@ func (s *server) leaks(r *http.Request) (any, error) {
 	})
 	rep := v.(analyze.LeakReport)
 	page, err := cut(rep.Findings, p, func(f analyze.LeakFinding) string {
-		return report.TypeLabel(f.Type, f.Classes) + " " + report.SignatureText(f.PathGroup)
+		return report.LeakLabel(f) + " " + report.SignatureText(f.PathGroup)
 	},
 		map[string]column[analyze.LeakFinding]{
 			"type":           func(a, b analyze.LeakFinding) int { return cmp.Compare(a.Type, b.Type) },
@@ -78,7 +79,7 @@ func (s *server) leaks(r *http.Request) (any, error) {
 	}
 	rows := []findingJSON{}
 	for _, f := range page.Rows {
-		rows = append(rows, findingJSON{f.Type, f.Classes, f.Count, f.Retained, f.Bytes, f.Growth, f.Noise, f.Counts,
+		rows = append(rows, findingJSON{f.Type, f.Classes, f.Types, f.Count, f.Retained, f.Bytes, f.Growth, f.Noise, f.Counts,
 			report.SignatureText(f.PathGroup), pathOf(gs[2], f.Sample)})
 	}
 	return struct {

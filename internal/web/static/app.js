@@ -111,7 +111,7 @@
       { key: 'count_after', label: 'count', num: true, cell: (r) => `${count(r.count_before)} → ${count(r.count_after)}` },
       { key: 'bytes_after', label: 'bytes', num: true, cell: (r) => `${bytes(r.bytes_before)} → ${bytes(r.bytes_after)}` },
       { key: 'new', label: 'new', num: true, cell: (r) => (r.new >= 0 ? count(r.new) : '') },
-      { key: 'type', label: 'type', cell: (r) => el('span', {}, r.classes ? `${r.type} (classes ${r.classes})` : r.type, r.status ? el('span', { class: 'tag', text: r.status }) : null) },
+      { key: 'type', label: 'type', cell: (r) => el('span', {}, r.classes ? `${r.type} (classes ${r.classes})` : r.types ? `${r.type} (instances of ${count(r.types)} classes)` : r.type, r.status ? el('span', { class: 'tag', text: r.status }) : null) },
     ];
     const t = new Table({ name: 'diff', filter: 'filter by type', q: p.q, limit: 100, source: remote('/api/diff', { a, b }), columns: cols });
     return [el('h1', { text: 'Change per type' }),
@@ -360,7 +360,7 @@
       columns: [
         { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
         { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
-        { key: 'type', label: 'type', cell: (r) => el('a', { href: whyLink(pick.final, { type: r.type }), text: (r.classes ? `${r.type} (classes ${r.classes})` : r.type) + (r.noise ? ` [noise: ${r.noise}]` : '') }) },
+        { key: 'type', label: 'type', cell: (r) => (r.types ? el('span', { text: `${r.type} (instances of ${count(r.types)} classes)` + (r.noise ? ` [noise: ${r.noise}]` : '') }) : el('a', { href: whyLink(pick.final, r.classes ? { class: r.classes } : { type: r.type }), text: (r.classes ? `${r.type} (classes ${r.classes})` : r.type) + (r.noise ? ` [noise: ${r.noise}]` : '') })) },
         { key: 'path', label: 'held by (click for an example path)', sort: false, cell: (r) => HS.pathView(r.path, r.sample, stepLink(pick.final)) },
       ],
     });
