@@ -134,6 +134,9 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	if opt.Scaling {
 		counts = signatureCounts(baseline, target, groups, pathsOf)
 	}
+	// Findings that match a rule are set aside; so are those held
+	// through a group that an Owner rule set aside.
+	var kept, owned []LeakFinding
 	for i, fg := range groups {
 		grp := fg.PathGroup
 		f := LeakFinding{PathGroup: grp, Growth: growth[i], Classes: fin.c.label(fg.fam), Types: fg.types}
@@ -162,12 +165,23 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		}
 		f.Bytes = groupBytes(final, paths, grp)
 		if r := MatchNoise(rules, rep.Runtime, grp); r != nil {
+			f.Noise = r.Name
+			if r.Owner != "" {
+				owned = append(owned, f)
+			}
+		}
+		kept = append(kept, f)
+	}
+	for _, f := range kept {
+		if f.Noise == "" {
+			f.Noise = heldBySetAside(owned, f.PathGroup)
+		}
+		if f.Noise != "" {
 			rep.Suppressed++
-			rep.SuppressedObjects += grp.Count
+			rep.SuppressedObjects += f.Count
 			if !opt.KeepNoise {
 				continue
 			}
-			f.Noise = r.Name
 		}
 		rep.Findings = append(rep.Findings, f)
 	}
@@ -205,6 +219,20 @@ func withChained(t *DomTree, set []heap.ObjectID) []heap.ObjectID {
 		}
 	}
 	return top
+}
+
+// heldBySetAside returns the noise rule of the group in owned (groups
+// set aside by an Owner rule) whose path grp's path extends, or "": what
+// objects of the machinery hold is the machinery's too (the attribute
+// values of the log records pytest keeps).
+func heldBySetAside(owned []LeakFinding, grp PathGroup) string {
+	for _, h := range owned {
+		if h.RootKind == grp.RootKind && h.RootName == grp.RootName && len(h.Signature) < len(grp.Signature) &&
+			slices.EqualFunc(h.Signature, grp.Signature[:len(h.Signature)], func(a, b SigStep) bool { return a.Type == b.Type && a.Edge == b.Edge }) {
+			return h.Noise
+		}
+	}
+	return ""
 }
 
 // survivors returns the objects of final that are new in target (absent

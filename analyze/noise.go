@@ -24,6 +24,12 @@ type NoiseRule struct {
 	ThroughType []string `json:"through_type,omitempty"`
 	// Type must equal the type of the grouped objects.
 	Type string `json:"type,omitempty"`
+	// Owner must match the type of the group's owner on the path (see
+	// [PathOwner]); a trailing "*" matches any suffix, so "_pytest.*"
+	// matches every class of pytest's modules. What a group set aside by
+	// an Owner rule holds, further down the same path, is set aside with
+	// it (see [Leaks]).
+	Owner string `json:"owner,omitempty"`
 	// Reason says why this growth is not a leak.
 	Reason string `json:"reason"`
 }
@@ -55,7 +61,36 @@ func (r NoiseRule) Matches(runtime string, grp PathGroup) bool {
 			return false
 		}
 	}
-	return r.Root != "" || r.Type != "" || len(r.Through) > 0 || len(r.ThroughType) > 0
+	if r.Owner != "" && !globMatch(r.Owner, PathOwner(runtime, grp)) {
+		return false
+	}
+	return r.Root != "" || r.Type != "" || len(r.Through) > 0 || len(r.ThroughType) > 0 || r.Owner != ""
+}
+
+// plainContainers are, per runtime, the types [PathOwner] looks through:
+// containers that hold whatever their owner puts in them.
+var plainContainers = map[string][]string{
+	"python": {"dict", "list", "tuple", "set", "frozenset", "cell",
+		"collections.deque", "collections.OrderedDict", "collections.defaultdict"},
+}
+
+// PathOwner returns the type of the group's owner: the nearest object
+// above the grouped objects on their path whose type is not a plain
+// container of the runtime (for Python a dict, list, tuple, set,
+// frozenset, cell or deque). It is the object whose state holds the
+// group, the one a user would name: for "_pytest.monkeypatch.MonkeyPatch
+// -> ._setattr list -> [*] tuple" it is the MonkeyPatch (where the
+// finding's Holder is the list). "" when every step above the group is a
+// plain container. In runtimes without a list of plain containers, it is
+// the step right above the group.
+func PathOwner(runtime string, grp PathGroup) string {
+	plain := plainContainers[runtime]
+	for i := len(grp.Signature) - 2; i >= 0; i-- {
+		if t := grp.Signature[i].Type; !slices.Contains(plain, t) {
+			return t
+		}
+	}
+	return ""
 }
 
 func globMatch(pattern, s string) bool {
@@ -86,6 +121,8 @@ var BuiltinNoise = []NoiseRule{
 	{Name: "python-functools-dispatch", Runtime: "python", Root: "functools", Reason: "singledispatch caches dispatch per type"},
 	{Name: "python-subclass-registry", Runtime: "python", Root: NativeRootName, Through: []string{"[*]"}, Type: "weakref.ReferenceType", Reason: "CPython records each class's subclasses (tp_subclasses) as weak references keyed by address; they grow with the subclasses, which are reported where they are held"},
 	{Name: "python-subclass-registry-keys", Runtime: "python", Root: NativeRootName, Through: []string{"<key>"}, Type: "int", Reason: "the keys of CPython's record of subclasses (tp_subclasses): the subclasses' addresses"},
+	{Name: "python-unittest-mock", Runtime: "python", Owner: "unittest.mock.*", Reason: "mocks record every call made to them (call_args_list, mock_calls) and keep their child mocks"},
+	{Name: "python-pytest", Runtime: "python", Owner: "_pytest.*", Reason: "pytest's fixtures record what each run of a test body does (caplog's records, monkeypatch's undo list) until the test ends"},
 	{Name: "python-new-modules", Runtime: "python", Type: "module", Reason: "a module imported once, on first use"},
 	{Name: "java-lambda-forms", Runtime: "java", ThroughType: []string{"java.lang.invoke.LambdaForm"}, Reason: "method handles are spun once per shape"},
 	{Name: "java-method-type-intern", Runtime: "java", ThroughType: []string{"java.lang.invoke.MethodType$ConcurrentWeakInternSet"}, Reason: "MethodType interning table"},

@@ -40,13 +40,16 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return cannotCheck(err)
 	}
-	rep := analyze.Leaks(gs[0], gs[1], gs[2], analyze.LeakOptions{Noise: cfg.noiseRules(), Scaling: *scaling})
+	rules := cfg.noiseRules()
+	rep := analyze.Leaks(gs[0], gs[1], gs[2], analyze.LeakOptions{Noise: rules, KeepNoise: true, Scaling: *scaling})
 	var vs []report.Verdict
 	fails := 0
 	for _, x := range rep.Findings {
 		v := report.Verdict{Finding: x, Fail: true}
 		path := report.SignatureText(x.PathGroup)
 		switch {
+		case x.Noise != "":
+			v.Fail, v.Reason = false, "set aside: "+noiseReason(rules, x.Noise)
 		case x.Retained < cfg.MinBytes || x.Count < cfg.MinCount:
 			v.Fail, v.Reason = false, "below the threshold"
 		default:
@@ -93,4 +96,14 @@ func cannotCheck(err error) error {
 		return err
 	}
 	return &exitError{code: exitCannotCheck, msg: "could not check: " + err.Error()}
+}
+
+// noiseReason returns the reason of the rule named name.
+func noiseReason(rules []analyze.NoiseRule, name string) string {
+	for _, r := range rules {
+		if r.Name == name {
+			return r.Reason
+		}
+	}
+	return name
 }

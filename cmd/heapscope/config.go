@@ -77,8 +77,8 @@ func readConfigFile(path string) (config, error) {
 		return c, fmt.Errorf("%s: %w", path, err)
 	}
 	for i, r := range c.Suppress {
-		if r.Root == "" && r.Type == "" && len(r.Through) == 0 && len(r.ThroughType) == 0 {
-			return c, fmt.Errorf("%s: suppress rule %d (%q) matches nothing: give root, through, through_type or type", path, i, r.Name)
+		if r.Root == "" && r.Type == "" && len(r.Through) == 0 && len(r.ThroughType) == 0 && r.Owner == "" {
+			return c, fmt.Errorf("%s: suppress rule %d (%q) matches nothing: give root, through, through_type, type or owner", path, i, r.Name)
 		}
 	}
 	return c, nil

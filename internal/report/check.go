@@ -16,13 +16,17 @@ const JUnit Format = 100
 type Verdict struct {
 	Finding analyze.LeakFinding
 	// Fail: the finding is over every allowance; Reason says why it
-	// passes otherwise ("allowed: ...", "below the threshold").
+	// passes otherwise ("allowed: ...", "below the threshold", "set
+	// aside: ..." for a finding that matches a noise rule, named in
+	// Finding.Noise).
 	Fail   bool
 	Reason string
 }
 
 // Check renders a check's verdicts. It lists failing findings first, then
-// passing ones.
+// passing ones. Findings set aside as noise are listed in JSON (with
+// their owner, see [analyze.PathOwner]) and JUnit; text and Markdown
+// count them in one line.
 func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.LeakReport, vs []Verdict) error {
 	if f == HTML {
 		return htmlReport(w, "check", srcs, func(w io.Writer) error { return Check(w, JSON, srcs, final, rep, vs) })
@@ -38,11 +42,16 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		type verdictJSON struct {
 			Fail    bool        `json:"fail"`
 			Reason  string      `json:"reason,omitempty"`
+			Owner   string      `json:"owner,omitempty"`
 			Finding findingJSON `json:"finding"`
 		}
 		rows := []verdictJSON{}
 		for _, v := range vs {
-			rows = append(rows, verdictJSON{v.Fail, v.Reason, findingsJSON(final, []analyze.LeakFinding{v.Finding})[0]})
+			owner := ""
+			if v.Finding.Noise != "" {
+				owner = analyze.PathOwner(rep.Runtime, v.Finding.PathGroup)
+			}
+			rows = append(rows, verdictJSON{v.Fail, v.Reason, owner, findingsJSON(final, []analyze.LeakFinding{v.Finding})[0]})
 		}
 		return WriteJSON(w, struct {
 			Snapshots []Source             `json:"snapshots"`
@@ -64,11 +73,17 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 	if f == Markdown {
 		status = "**" + status + "**\n"
 	}
+	if rep.Suppressed > 0 {
+		status += fmt.Sprintf("; %s set aside as known noise (%s; --json lists them)", counted(rep.Suppressed, "group"), counted(rep.SuppressedObjects, "object"))
+	}
 	if _, err := fmt.Fprintln(w, status); err != nil {
 		return err
 	}
 	for _, v := range vs {
 		x := v.Finding
+		if x.Noise != "" {
+			continue
+		}
 		mark := "leak"
 		if !v.Fail {
 			mark = "pass (" + v.Reason + ")"
@@ -135,4 +150,12 @@ func junit(w io.Writer, rep analyze.LeakReport, vs []Verdict, fails int) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// counted writes n and noun, plural unless n is 1.
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return Count(n) + " " + noun + "s"
 }

@@ -212,5 +212,8 @@ func ruleText(r analyze.NoiseRule) string {
 	if r.Type != "" {
 		add("type " + r.Type)
 	}
+	if r.Owner != "" {
+		add("owner " + r.Owner)
+	}
 	return s
 }

@@ -1,0 +1,118 @@
+package analyze_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/heaptest"
+)
+
+// fixtureHeap is a Python heap in a pytest process after `round` runs of
+// a test body: pytest's test item keeps two log records per run in its
+// stash (caplog), the records of one run share a value, monkeypatch's
+// undo list gains a tuple, a mock records a call, and a fixture's object
+// (the user's app.Cache) gains an item: the one leak of the test.
+func fixtureHeap(t *testing.T, round int) *heap.Graph {
+	var b strings.Builder
+	b.WriteString("runtime python\nroot module mod conftest\n")
+	var recs, undo, calls, items []string
+	for i := 0; i < round; i++ {
+		recs = append(recs, fmt.Sprintf("[%d]=rec%da [%d]=rec%db", 2*i, i, 2*i+1, i))
+		undo = append(undo, fmt.Sprintf("[%d]=undo%d", i, i))
+		calls = append(calls, fmt.Sprintf("[%d]=call%d", i, i))
+		items = append(items, fmt.Sprintf("[%d]=item%d", i, i))
+	}
+	b.WriteString("mod@0x100 module 72 -> .item=fn\n")
+	b.WriteString("fn@0x200 _pytest.python.Function 56 -> ._store=stash .funcargs=args\n")
+	b.WriteString("stash@0x300 _pytest.stash.Stash 48 -> ._storage=storage\n")
+	b.WriteString("storage@0x400 dict 232 -> ['call']=records\n")
+	fmt.Fprintf(&b, "records@0x500 list 88 -> %s\n", strings.Join(recs, " "))
+	b.WriteString("args@0x600 dict 232 -> ['monkeypatch']=mp ['client']=mock ['cache']=cache\n")
+	b.WriteString("mp@0x700 _pytest.monkeypatch.MonkeyPatch 48 -> ._setattr=undolist\n")
+	fmt.Fprintf(&b, "undolist@0x800 list 88 -> %s\n", strings.Join(undo, " "))
+	b.WriteString("mock@0x900 unittest.mock.MagicMock 48 -> .call_args_list=calllist\n")
+	fmt.Fprintf(&b, "calllist@0xa00 unittest.mock._CallList 88 -> %s\n", strings.Join(calls, " "))
+	b.WriteString("cache@0xb00 app.Cache 48 -> .items=itemlist\n")
+	fmt.Fprintf(&b, "itemlist@0xc00 list 88 -> %s\n", strings.Join(items, " "))
+	for i := 0; i < round; i++ {
+		a := 0x10000 + i*0x100
+		fmt.Fprintf(&b, "rec%da@%x logging.LogRecord 56 -> .msg=shared%d\n", i, a, i)
+		fmt.Fprintf(&b, "rec%db@%x logging.LogRecord 56 -> .msg=shared%d\n", i, a+0x10, i)
+		fmt.Fprintf(&b, "shared%d@%x str 60\n", i, a+0x20)
+		fmt.Fprintf(&b, "undo%d@%x tuple 64\n", i, a+0x30)
+		fmt.Fprintf(&b, "call%d@%x unittest.mock._Call 64\n", i, a+0x40)
+		fmt.Fprintf(&b, "item%d@%x app.Item 56\n", i, a+0x50)
+	}
+	return heaptest.MustParse(t, b.String())
+}
+
+// TestOwnerRules (baseline after 1 run, target after 3, final after 5):
+// growth whose owner is pytest's or unittest.mock's is
+// set aside, and so is what it holds (the strings the log records share,
+// which no record dominates); growth a fixture's own object holds stays,
+// though pytest holds that object.
+func TestOwnerRules(t *testing.T) {
+	base, target, final := fixtureHeap(t, 1), fixtureHeap(t, 3), fixtureHeap(t, 5)
+	rep := analyze.Leaks(base, target, final, analyze.LeakOptions{KeepNoise: true, Scaling: true})
+	var kept, aside []string
+	for _, f := range rep.Findings {
+		s := fmt.Sprintf("%s x%d", f.Type, f.Count)
+		if f.Noise != "" {
+			aside = append(aside, s+" "+f.Noise+" "+analyze.PathOwner("python", f.PathGroup))
+		} else {
+			kept = append(kept, s)
+		}
+	}
+	slices.Sort(aside)
+	if got, want := strings.Join(kept, "|"), "app.Item x2"; got != want {
+		t.Errorf("leaks = %q, want %q", got, want)
+	}
+	want := []string{
+		"logging.LogRecord x4 python-pytest _pytest.stash.Stash",
+		// Held by the records, which pytest holds: set aside with them.
+		"str x2 python-pytest logging.LogRecord",
+		"tuple x2 python-pytest _pytest.monkeypatch.MonkeyPatch",
+		"unittest.mock._Call x2 python-unittest-mock unittest.mock._CallList",
+	}
+	if got := strings.Join(aside, "|"); got != strings.Join(want, "|") {
+		t.Errorf("set aside:\n%s\nwant\n%s", strings.Join(aside, "\n"), strings.Join(want, "\n"))
+	}
+	if rep.Suppressed != len(want) || rep.SuppressedObjects != 10 {
+		t.Errorf("suppressed %d groups, %d objects; want %d, 10", rep.Suppressed, rep.SuppressedObjects, len(want))
+	}
+	// Without the catalogue, everything is a leak.
+	rep = analyze.Leaks(base, target, final, analyze.LeakOptions{Noise: []analyze.NoiseRule{}, Scaling: true})
+	if len(rep.Findings) != 5 {
+		t.Errorf("no rules: %d findings, want 5", len(rep.Findings))
+	}
+}
+
+func TestPathOwner(t *testing.T) {
+	sig := func(types ...string) analyze.PathGroup {
+		var g analyze.PathGroup
+		for _, ty := range types {
+			g.Signature = append(g.Signature, analyze.SigStep{Type: ty})
+		}
+		return g
+	}
+	for _, c := range []struct {
+		runtime string
+		grp     analyze.PathGroup
+		want    string
+	}{
+		{"python", sig("_pytest.monkeypatch.MonkeyPatch", "list", "tuple"), "_pytest.monkeypatch.MonkeyPatch"},
+		{"python", sig("module", "dict", "list", "app.Item"), "module"},
+		{"python", sig("list", "str"), ""},
+		{"python", sig("str"), ""},
+		{"python", sig("app.Cache", "collections.OrderedDict", "cell", "app.Item"), "app.Cache"},
+		{"java", sig("app.Cache", "java.util.ArrayList", "app.Item"), "java.util.ArrayList"},
+	} {
+		if got := analyze.PathOwner(c.runtime, c.grp); got != c.want {
+			t.Errorf("PathOwner(%s, %v) = %q, want %q", c.runtime, c.grp.Signature, got, c.want)
+		}
+	}
+}
