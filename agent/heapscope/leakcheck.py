@@ -1,13 +1,20 @@
 """A leak test harness: run a workload, snapshot the heap, and ask the
-heapscope binary whether objects pile up in proportion to the work.
+heapscope program whether objects pile up in proportion to the work.
 
     from heapscope.leakcheck import assert_no_leaks
     assert_no_leaks(handle_request, iterations=50)
 
-or, around a loop of your own:
+around a loop of your own:
 
     with heapscope.leakcheck.LeakCheck(iterations=50) as check:
         for _ in check:
+            handle_request()
+
+or as a decorator, for plain unittest (python -m unittest) and pytest:
+
+    class TestHandler(unittest.TestCase):
+        @heapscope.leakcheck.no_leaks(iterations=20)
+        def test_handle(self):
             handle_request()
 
 The workload runs `warmup` times, then the heap is snapshotted (A), then
@@ -15,20 +22,31 @@ it runs `iterations` times (B), and `iterations` times again (C). A leak is
 a group of objects created between A and B, still alive at C, held by one
 kind of path, and growing from A to B to C in proportion to the work
 (`heapscope check --scaling`): a cache that fills once, or a bounded one,
-is not a leak. Failures say which objects leak, how much memory they hold,
-and the path that holds them.
+is not a leak. Growth that known machinery holds (what pytest's fixtures
+and unittest.mock record about each run, the interpreter's own caches) is
+set aside, and the report says what was. Failures say which objects
+leak, how much memory they hold and the path that holds them, and keep
+the three snapshots (their directory is in the message).
 
-The analysis runs in the heapscope binary: it is found through the
-`binary` argument, then the HEAPSCOPE_BIN environment variable, then PATH.
+The analysis runs in the heapscope program, found through the `binary`
+argument, then the HEAPSCOPE_BIN environment variable, then a copy that
+a heapscope-agent wheel carries (heapscope/bin/heapscope), then PATH.
 """
 
+import functools
+import inspect
 import json
 import os
 import shutil
 import subprocess
 import tempfile
+import unittest
 
-__all__ = ["LeakCheck", "LeakError", "LeakReport", "assert_no_leaks", "find_leaks"]
+__all__ = ["BinaryNotFound", "LeakCheck", "LeakError", "LeakReport", "assert_no_leaks", "find_leaks",
+           "find_binary", "no_leaks"]
+
+_NAMES = ("a.pysnap", "b.pysnap", "c.pysnap")
+__unittest = True   # unittest leaves this module's frames out of its tracebacks
 
 
 class LeakError(AssertionError):
@@ -39,89 +57,209 @@ class LeakError(AssertionError):
         AssertionError.__init__(self, report.text())
 
 
-class LeakReport:
-    """What a leak check found. leaks: one dict per leaking group, with
-    type, count, retained_bytes, path (the merged path that holds them)
-    and counts (objects on that path at A, B and C)."""
+class BinaryNotFound(RuntimeError):
+    """The heapscope program could not be found (see find_binary)."""
 
-    def __init__(self, result, snapshots):
+
+def human_bytes(n):
+    """Formats a byte count as heapscope does: 100 B, 8.2 KiB, 3.1 MiB."""
+    n = int(n)
+    if n < 1024:
+        return "%d B" % n
+    v = float(n)
+    for suffix in ("KiB", "MiB", "GiB", "TiB", "PiB"):
+        v /= 1024
+        if v < 1024 or suffix == "PiB":
+            return "%.1f %s" % (v, suffix)
+
+
+class LeakReport:
+    """What a leak check found.
+
+    leaks: one dict per leaking group (the `finding` of heapscope check
+    --json): type, count, retained_bytes, path (the merged path that holds
+    them) and counts (objects on that path at A, B and C).
+    set_aside: one dict per group set aside as known noise: type, count,
+    path, rule (the noise rule's name), reason and owner (the type whose
+    state holds the group, when the path has one).
+    snapshots: the paths of the three snapshots while they exist ([]
+    once removed); runs: the runs of the workload before each snapshot."""
+
+    def __init__(self, result, snapshots, runs=None):
         self.result = result
-        self.snapshots = snapshots
-        self.leaks = [v["finding"] for v in result.get("verdicts", []) if v.get("fail")]
+        self.snapshots = list(snapshots)
+        self.runs = list(runs or [])
+        self.leaks = []
+        self.set_aside = []
+        for v in result.get("verdicts", []):
+            f = v.get("finding", {})
+            if v.get("fail"):
+                self.leaks.append(f)
+            elif f.get("noise"):
+                self.set_aside.append({
+                    "type": f.get("type"), "count": f.get("count", 0), "path": f.get("path"),
+                    "rule": f.get("noise"), "owner": v.get("owner", ""),
+                    "reason": v.get("reason", "").replace("set aside: ", "", 1)})
 
     @property
     def ok(self):
         return not self.leaks
 
     def text(self):
+        """The report as a person reads it: every leak, what was set
+        aside, and where the snapshots are."""
+        lines = []
         if self.ok:
-            return "no leak"
-        lines = ["%d leak(s):" % len(self.leaks)]
-        for f in self.leaks:
-            lines.append("  %s x %d, retained %s bytes, held by %s" % (
-                f.get("type"), f.get("count", 0), f.get("retained_bytes", 0), f.get("path")))
-            counts = f.get("counts")
-            if counts:
-                lines.append("    objects on that path: %s" % " -> ".join(str(c) for c in counts))
+            lines.append("no leak")
+        else:
+            lines.append("%d leak%s:" % (len(self.leaks), "" if len(self.leaks) == 1 else "s"))
+            for f in self.leaks:
+                lines.extend(_finding_lines(f, self.runs))
+        lines.extend(self.set_aside_lines())
         if self.snapshots:
-            lines.append("snapshots: %s" % ", ".join(self.snapshots))
+            d = os.path.dirname(self.snapshots[0])
+            after = " (after %s runs)" % _and(self.runs) if self.runs else ""
+            lines.append("snapshots kept in %s: %s%s" % (
+                d, ", ".join(os.path.basename(p) for p in self.snapshots), after))
+            lines.append("  look again: heapscope leaks --scaling %s" % " ".join(self.snapshots))
         return "\n".join(lines)
+
+    def set_aside_lines(self, limit=8):
+        """Lines that say what was set aside and why, by rule and owner."""
+        if not self.set_aside:
+            return []
+        groups = {}
+        for s in self.set_aside:
+            g = groups.setdefault((s["rule"], s["owner"]), {"count": 0, "types": [], "reason": s["reason"]})
+            g["count"] += s["count"]
+            if s["type"] not in g["types"]:
+                g["types"].append(s["type"])
+        total = sum(g["count"] for g in groups.values())
+        lines = ["set aside %d object%s that are not this workload's leak:" % (total, "" if total == 1 else "s")]
+        ordered = sorted(groups.items(), key=lambda kv: (-kv[1]["count"], kv[0]))
+        for (rule, owner), g in ordered[:limit]:
+            held = " held by %s" % owner if owner else ""
+            lines.append("  %d %s%s (%s: %s)" % (g["count"], ", ".join(g["types"]), held, rule, g["reason"]))
+        if len(ordered) > limit:
+            lines.append("  and %d more groups" % (len(ordered) - limit))
+        return lines
 
     def __repr__(self):
         return "<LeakReport %s>" % ("ok" if self.ok else "%d leak(s)" % len(self.leaks))
 
 
-def _binary(binary):
-    b = binary or os.environ.get("HEAPSCOPE_BIN") or shutil.which("heapscope")
-    if not b:
-        raise RuntimeError("heapscope binary not found: pass binary=..., set HEAPSCOPE_BIN, or put heapscope on PATH")
-    return b
+def _finding_lines(f, runs):
+    """The lines of one leaking group. When heapscope check reports where
+    a finding's objects were allocated, the allocation line goes here."""
+    what = f.get("text") or "%s x %d" % (f.get("type"), f.get("count", 0))
+    lines = ["  %s, retaining %s" % (what, human_bytes(f.get("retained_bytes", 0))),
+             "    held by %s" % f.get("path")]
+    counts = f.get("counts")
+    if counts:
+        after = " after %s runs" % _and(runs) if len(runs) == len(counts) else ""
+        lines.append("    objects on that path%s: %s" % (after, " -> ".join(str(c) for c in counts)))
+    return lines
+
+
+def _and(xs):
+    xs = [str(x) for x in xs]
+    return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
+
+
+def find_binary(binary=None):
+    """Returns the heapscope program to run: binary, else $HEAPSCOPE_BIN,
+    else the copy a heapscope-agent wheel carries, else `heapscope` on
+    PATH. Raises BinaryNotFound with what to do when there is none."""
+    if binary:
+        if not _executable(binary):
+            raise BinaryNotFound("heapscope: binary=%r is not an executable file" % (binary,))
+        return binary
+    env = os.environ.get("HEAPSCOPE_BIN")
+    if env:
+        if not _executable(env):
+            raise BinaryNotFound("heapscope: HEAPSCOPE_BIN=%s is not an executable file" % env)
+        return env
+    bundled = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin", "heapscope")
+    if _executable(bundled):
+        return bundled
+    found = shutil.which("heapscope")
+    if found:
+        return found
+    raise BinaryNotFound(
+        "heapscope: the leak check needs the heapscope program to analyse its snapshots, and found none: "
+        "HEAPSCOPE_BIN is not set, this installation carries no copy (%s), and no heapscope is on PATH. "
+        "Build it (go build -o /usr/local/bin/heapscope ./cmd/heapscope in heapscope's source tree) "
+        "and put it on PATH, or set HEAPSCOPE_BIN=/path/to/heapscope, or install a heapscope-agent wheel "
+        "built with the program in it (docs/harness.md)." % bundled)
+
+
+def _executable(p):
+    return os.path.isfile(p) and os.access(p, os.X_OK)
 
 
 class LeakCheck:
     """Iterate over a LeakCheck to run a workload the right number of
     times; leaving the `with` block analyses the snapshots and raises
     LeakError when something leaks (unless raise_on_leak is false; the
-    report is then in .report)."""
+    report is then in .report).
+
+    directory: where the snapshots go (default: a new temporary
+    directory). keep: None keeps them only when something leaks, True
+    always, False never. config: a `heapscope check` config file
+    (allowances, thresholds, suppressions). before_snapshot: called
+    before each snapshot (the pytest plugin uses it to settle pytest's
+    own buffers)."""
 
     def __init__(self, iterations=50, warmup=5, binary=None, directory=None,
-                 keep=False, config=None, raise_on_leak=True):
-        if iterations < 1 or warmup < 0:
-            raise ValueError("iterations must be at least 1 and warmup at least 0")
+                 keep=None, config=None, raise_on_leak=True, before_snapshot=None):
+        _check_counts(iterations, warmup)
         self.iterations = int(iterations)
         self.warmup = int(warmup)
-        self.binary = _binary(binary)
-        self.directory = directory
+        self.binary = find_binary(binary)
+        self.directory = os.fspath(directory) if directory is not None else None
         self.keep = keep
-        self.config = config
+        self.config = os.fspath(config) if config is not None else None
         self.raise_on_leak = raise_on_leak
+        self.before_snapshot = before_snapshot
         self.report = None
+        self.runs = 0
         self._dir = None
+        self._made_dir = False
         self._paths = []
         self._taken = 0
 
     def __enter__(self):
-        self._dir = self.directory or tempfile.mkdtemp(prefix="heapscope-leakcheck-")
-        os.makedirs(self._dir, exist_ok=True)
+        if self.directory:
+            os.makedirs(self.directory, exist_ok=True)
+            self._dir = self.directory
+        else:
+            self._dir = tempfile.mkdtemp(prefix="heapscope-leakcheck-")
+            self._made_dir = True
         # Made before the first snapshot, so that the harness's own
         # bookkeeping does not grow between the snapshots.
-        self._paths = [os.path.join(self._dir, n + ".pysnap") for n in ("a", "b", "c")]
+        self._paths = [os.path.join(self._dir, n) for n in _NAMES]
+        self._runs_at = [self.warmup, self.warmup + self.iterations, self.warmup + 2 * self.iterations]
         return self
 
     def _snap(self, i):
         from . import snapshot
+        if self.before_snapshot is not None:
+            self.before_snapshot()
         if snapshot(self._paths[i], values=True) is None:
             raise RuntimeError("heapscope: could not write %s" % self._paths[i])
         self._taken = i + 1
 
     def __iter__(self):
         for _ in range(self.warmup):
+            self.runs += 1
             yield
         self._snap(0)
         for _ in range(self.iterations):
+            self.runs += 1
             yield
         self._snap(1)
         for _ in range(self.iterations):
+            self.runs += 1
             yield
         self._snap(2)
 
@@ -133,38 +271,132 @@ class LeakCheck:
             cmd += ["--config", self.config]
         proc = subprocess.run(cmd + self._paths, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if proc.returncode not in (0, 1) or not proc.stdout:
-            raise RuntimeError("heapscope check failed (%d): %s" % (proc.returncode, proc.stderr.strip()))
-        self.report = LeakReport(json.loads(proc.stdout), list(self._paths))
+            raise RuntimeError("heapscope check failed (exit %d): %s" % (proc.returncode, proc.stderr.strip()))
+        self.report = LeakReport(json.loads(proc.stdout), self._paths, self._runs_at)
         return self.report
 
     def __exit__(self, exc_type, exc, tb):
+        keep = self.keep is True
         try:
             if exc_type is not None:
                 return False
             report = self.analyse()
-            if not self.keep and not self.directory:
+            keep = self.keep is True or (self.keep is None and not report.ok)
+            if not keep:
                 report.snapshots = []   # removed below: do not point at them
             if not report.ok and self.raise_on_leak:
                 raise LeakError(report)
             return False
         finally:
-            if not self.keep and not self.directory and self._dir:
-                shutil.rmtree(self._dir, ignore_errors=True)
+            if not keep:
+                self._remove()
+
+    def _remove(self):
+        if self._made_dir:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            return
+        for p in self._paths:
+            try:
+                os.remove(p)
+            except OSError:
+                pass
+        try:
+            os.rmdir(self._dir)   # only if nothing else is in it
+        except OSError:
+            pass
+
+
+def _check_counts(iterations, warmup):
+    for name, v, least in (("iterations", iterations, 1), ("warmup", warmup, 0)):
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError("%s must be an int, not %s" % (name, type(v).__name__))
+        if v < least:
+            raise ValueError("%s must be at least %d, not %d" % (name, least, v))
+
+
+def _run(check, workload, args, kwargs):
+    """Runs workload(*args, **kwargs) for every turn of check. A failure
+    on a later run says so: fixtures, mocks and state a workload leaves
+    behind are shared by the runs, so a body that asserts on what
+    accumulates (mock.assert_called_once, len(caplog.records)) passes
+    once and fails the second time. For a unittest.TestCase method, the
+    cleanups a run registers (addCleanup, enterContext) run after it, as
+    unittest runs them after a test; those of setUp stay for the later
+    runs."""
+    case = args[0] if args else getattr(workload, "__self__", None)
+    cleanups = getattr(case, "_cleanups", None) if isinstance(case, unittest.TestCase) else None
+    if not isinstance(cleanups, list):
+        cleanups = None
+    for _ in check:
+        mark = len(cleanups) if cleanups is not None else 0
+        try:
+            workload(*args, **kwargs)
+            while cleanups is not None and len(cleanups) > mark:
+                fn, cargs, ckwargs = cleanups.pop()
+                fn(*cargs, **ckwargs)
+        except Exception as e:
+            if check.runs > 1:
+                _note(e, "heapscope: this failure happened on run %d of %d of the workload under the leak check; "
+                         "the runs share their fixtures, mocks and other state, so a body that asserts on what "
+                         "accumulates over runs (mock.assert_called_once, len(caplog.records)) fails from the "
+                         "second run on" % (check.runs, check.warmup + 2 * check.iterations))
+            raise
+
+
+def _note(e, text):
+    if hasattr(e, "add_note"):
+        e.add_note(text)
+    else:   # before 3.11: the note goes where the traceback shows it
+        try:
+            e.args = e.args + (text,) if e.args else (text,)
+        except Exception:
+            pass
 
 
 def find_leaks(workload, *args, iterations=50, warmup=5, binary=None, config=None, **kwargs):
     """Runs workload(*args, **kwargs) warmup + 2 * iterations times and
-    returns the LeakReport."""
+    returns the LeakReport (use LeakCheck to choose where the snapshots
+    go and whether they stay)."""
     check = LeakCheck(iterations=iterations, warmup=warmup, binary=binary, config=config, raise_on_leak=False)
     with check:
-        for _ in check:
-            workload(*args, **kwargs)
+        _run(check, workload, args, kwargs)
     return check.report
 
 
 def assert_no_leaks(workload, *args, iterations=50, warmup=5, binary=None, config=None, **kwargs):
     """Like find_leaks, but raises LeakError when the workload leaks."""
+    __tracebackhide__ = True   # pytest leaves this frame out of its tracebacks
     report = find_leaks(workload, *args, iterations=iterations, warmup=warmup, binary=binary, config=config, **kwargs)
     if not report.ok:
         raise LeakError(report)
     return report
+
+
+def no_leaks(func=None, *, iterations=50, warmup=5, config=None, binary=None):
+    """A decorator: the decorated function (a unittest.TestCase method, a
+    pytest test, any function) runs warmup + 2 * iterations times under
+    a leak check each time it is called, and raises LeakError when it
+    leaks. Use it bare (@no_leaks) or with arguments
+    (@no_leaks(iterations=20)). In a TestCase, setUp and tearDown run
+    once around all the runs."""
+    _check_counts(iterations, warmup)
+
+    def decorate(f):
+        if not callable(f):
+            raise TypeError("no_leaks decorates a function, not %s" % type(f).__name__)
+        if inspect.iscoroutinefunction(f):
+            raise TypeError("no_leaks cannot check %s: it is a coroutine function, and a leak check runs "
+                            "its workload synchronously" % getattr(f, "__qualname__", f))
+
+        @functools.wraps(f)
+        def checked(*args, **kwargs):
+            __tracebackhide__ = True
+            assert_no_leaks(f, *args, iterations=iterations, warmup=warmup, config=config, binary=binary, **kwargs)
+        return checked
+
+    if func is not None:
+        if not callable(func):
+            raise TypeError("no_leaks takes its arguments by name: @no_leaks(iterations=20, warmup=2)")
+        return decorate(func)
+    return decorate
+

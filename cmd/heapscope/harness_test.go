@@ -83,7 +83,7 @@ func TestPythonHarness(t *testing.T) {
 			t.Errorf("%s: no leak reported", name)
 			continue
 		}
-		for _, want := range []string{"__main__.Session x 40", "module __main__ -> .registry dict -> [*] __main__.Session", "retained"} {
+		for _, want := range []string{"40 __main__.Session in dict at module __main__.registry", "module __main__ -> .registry dict -> [*] __main__.Session", "retaining"} {
 			if !strings.Contains(r.Text, want) {
 				t.Errorf("%s: the failure does not say %q:\n%s", name, want, r.Text)
 			}
