@@ -150,4 +150,10 @@
 // is `heapscope run`. The agent's own frames are recognized by the file
 // name of their code: any file in the package's directory, so a new
 // module is covered without a change.
+//
+// leakcheck.py and pytest_plugin.py are the leak-check test harness
+// (docs/harness.md); they run in the test process and call the heapscope
+// program. pyproject.toml and pybuild/heapscope_build.py (a build backend
+// written with the standard library only) make the package installable
+// as heapscope-agent, with the pytest plugin as an entry point.
 package agent
