@@ -43,7 +43,7 @@ import tempfile
 import unittest
 
 __all__ = ["BinaryNotFound", "LeakCheck", "LeakError", "LeakReport", "assert_no_leaks", "find_leaks",
-           "find_binary", "no_leaks"]
+           "find_binary", "human_bytes", "no_leaks"]
 
 _NAMES = ("a.pysnap", "b.pysnap", "c.pysnap")
 __unittest = True   # unittest leaves this module's frames out of its tracebacks
