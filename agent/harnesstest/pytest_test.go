@@ -1,9 +1,8 @@
-package main
+package harnesstest
 
 import (
 	"archive/zip"
 	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,92 +19,11 @@ import (
 // harnessPython returns a python3 that has pytest, pip and venv, or skips.
 func harnessPython(t *testing.T) string {
 	t.Helper()
-	py := pytestPython()
-	if py == "" {
-		t.Skip("pytest is not installed (Debian: python3-pytest)")
-	}
+	py := needPytest(t)
 	if exec.Command(py, "-m", "pip", "--version").Run() != nil || exec.Command(py, "-m", "venv", "--help").Run() != nil {
 		t.Skipf("%s has no pip or venv (Debian: python3-pip, python3-venv)", py)
 	}
 	return py
-}
-
-// projectDir copies files of testdata/harness into a new directory.
-func projectDir(t *testing.T, files ...string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, f := range files {
-		data, err := os.ReadFile(filepath.Join("testdata", "harness", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-// cleanEnv is the environment without anything that points Python or
-// pytest at heapscope, with PATH set to path.
-func cleanEnv(path string, extra ...string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "PATH" || k == "PYTHONPATH" || k == "PYTEST_ADDOPTS" || k == "PYTEST_PLUGINS" || strings.HasPrefix(k, "HEAPSCOPE_") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(append(env, "PATH="+path, "PYTHONDONTWRITEBYTECODE=1"), extra...)
-}
-
-// runIn runs a command in dir and returns its combined output and exit
-// status; it fails the test if the command cannot start.
-func runIn(t *testing.T, dir string, env []string, name string, args ...string) (string, int) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return string(out), 0
-	case errors.As(err, &ee):
-		return string(out), ee.ExitCode()
-	}
-	t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	return "", 0
-}
-
-// must runs a command that must succeed and returns its output.
-func must(t *testing.T, dir string, env []string, name string, args ...string) string {
-	t.Helper()
-	out, code := runIn(t, dir, env, name, args...)
-	if code != 0 {
-		t.Fatalf("%s %s: exit %d\n%s", name, strings.Join(args, " "), code, out)
-	}
-	return out
-}
-
-// wantAll fails the test for each string of want that text lacks.
-func wantAll(t *testing.T, what, text string, want ...string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(text, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, text)
-		}
-	}
-}
-
-// failedTests lists the test ids pytest's short summary names FAILED.
-func failedTests(out string) []string {
-	var ids []string
-	for _, m := range regexp.MustCompile(`(?m)^FAILED (\S+)`).FindAllStringSubmatch(out, -1) {
-		ids = append(ids, m[1])
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 // TestPytestInstalled installs the heapscope-agent package offline into
@@ -118,8 +36,7 @@ func failedTests(out string) []string {
 func TestPytestInstalled(t *testing.T) {
 	t.Parallel() // these tests wait on single-threaded Python processes
 	py := harnessPython(t)
-	bin := heapscopeBinary(t)
-	src, err := filepath.Abs(filepath.Join("..", "..", "agent"))
+	src, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +194,7 @@ func TestPytestWheelAcrossPythons(t *testing.T) {
 		t.Skip("fewer than two pyenv Pythons")
 	}
 	pys = []string{pys[0], pys[len(pys)-1]}
-	src, err := filepath.Abs(filepath.Join("..", "..", "agent"))
+	src, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,17 +244,6 @@ func pyenvPythons() []string {
 	return pys
 }
 
-// harnessEnv is the environment of a pytest run with the plugin on
-// PYTHONPATH (not installed) and the program in HEAPSCOPE_BIN.
-func harnessEnv(t *testing.T) []string {
-	t.Helper()
-	pp, err := agent.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cleanEnv(os.Getenv("PATH"), "PYTHONPATH="+pp, "HEAPSCOPE_BIN="+heapscopeBinary(t))
-}
-
 // TestPytestFixtures runs clean tests that use caplog, monkeypatch,
 // capsys, tmp_path and unittest.mock (whose records grow with every run
 // of the body) and a leak in a test that uses caplog: only the leak
@@ -346,10 +252,7 @@ func harnessEnv(t *testing.T) []string {
 // snapshots (in --heapscope-dir), passing tests leave none.
 func TestPytestFixtures(t *testing.T) {
 	t.Parallel()
-	py := pytestPython()
-	if py == "" {
-		t.Skip("pytest is not installed (Debian: python3-pytest)")
-	}
+	py := needPytest(t)
 	proj := projectDir(t, "test_fixtures.py", "no_rules.json")
 	keep := filepath.Join(t.TempDir(), "kept")
 	out, _ := runIn(t, proj, harnessEnv(t), py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "heapscope.pytest_plugin",
@@ -394,23 +297,16 @@ func TestPytestFixtures(t *testing.T) {
 	}
 	leakDir := filepath.Join(keep, "test_fixtures.py_test_leak_with_caplog")
 	wantAll(t, "pytest output", out, "snapshots kept in "+leakDir+": a.pysnap, b.pysnap, c.pysnap (after 2, 12 and 22 runs)")
-	var stdout, stderr bytes.Buffer
-	err = run([]string{"leaks", "--scaling", filepath.Join(leakDir, "a.pysnap"), filepath.Join(leakDir, "b.pysnap"),
-		filepath.Join(leakDir, "c.pysnap")}, &stdout, &stderr)
-	if err != nil {
-		t.Fatalf("heapscope leaks on the kept snapshots: %v\n%s", err, stderr.String())
-	}
-	wantAll(t, "heapscope leaks on the kept snapshots", stdout.String(), "test_fixtures.Thing")
+	out = must(t, "", harnessEnv(t), bin, "leaks", "--scaling", filepath.Join(leakDir, "a.pysnap"),
+		filepath.Join(leakDir, "b.pysnap"), filepath.Join(leakDir, "c.pysnap"))
+	wantAll(t, "heapscope leaks on the kept snapshots", out, "test_fixtures.Thing")
 }
 
 // TestPytestMarkerArgs: a marker with arguments it does not take fails
 // its test, naming the marker and what it takes; so do a coroutine test
 // and a body that fails on its second run, which says why.
 func TestPytestMarkerArgs(t *testing.T) {
-	py := pytestPython()
-	if py == "" {
-		t.Skip("pytest is not installed (Debian: python3-pytest)")
-	}
+	py := needPytest(t)
 	proj := projectDir(t, "test_marker_args.py")
 	out, _ := runIn(t, proj, harnessEnv(t), py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "heapscope.pytest_plugin", "test_marker_args.py")
 	wantAll(t, "pytest output", out, "7 failed",

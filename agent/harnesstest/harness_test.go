@@ -1,0 +1,70 @@
+package harnesstest
+
+import (
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestPythonHarness runs the leak-check harness on real Python workloads:
+// a leak fails with its path and retained bytes; a bounded cache and a
+// cache that fills once pass.
+func TestPythonHarness(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	proj := projectDir(t, "harness.py")
+	out := must(t, proj, harnessEnv(t), "python3", "harness.py")
+	got := map[string]string{} // name -> failure text, for the leaks
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct {
+			Name string
+			Leak bool
+			Text string
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("bad line %q: %v", line, err)
+		}
+		names = append(names, r.Name)
+		if r.Leak {
+			got[r.Name] = r.Text
+		}
+	}
+	if want := []string{"leaky", "bounded", "fill_once", "context"}; !slices.Equal(names, want) {
+		t.Fatalf("workloads %v, want %v", names, want)
+	}
+	for _, name := range []string{"leaky", "context"} {
+		text, ok := got[name]
+		if !ok {
+			t.Errorf("%s: no leak reported", name)
+			continue
+		}
+		wantAll(t, name+"'s failure", text, "40 __main__.Session in dict at module __main__.registry",
+			"module __main__ -> .registry dict -> [*] __main__.Session", "retaining")
+	}
+	for _, name := range []string{"bounded", "fill_once"} {
+		if text, ok := got[name]; ok {
+			t.Errorf("%s: reported as a leak:\n%s", name, text)
+		}
+	}
+}
+
+// TestPytestPlugin runs pytest with heapscope's plugin on a file with a
+// leaking and a clean test for the marker and for the fixture: the
+// leaking ones fail with the leak's path, the clean ones pass.
+func TestPytestPlugin(t *testing.T) {
+	t.Parallel()
+	py := needPytest(t)
+	proj := projectDir(t, "test_pytest_plugin.py")
+	out, _ := runIn(t, proj, harnessEnv(t), py, "-m", "pytest", "-p", "heapscope.pytest_plugin", "-q", "-p", "no:cacheprovider",
+		"test_pytest_plugin.py")
+	want := []string{"test_pytest_plugin.py::test_fixture_leaks", "test_pytest_plugin.py::test_marker_leaks"}
+	if got := failedTests(out); !slices.Equal(got, want) {
+		t.Fatalf("failed %v, want %v:\n%s", got, want, out)
+	}
+	wantAll(t, "pytest output", out, "2 failed, 2 passed", "-> .held list -> [*] test_pytest_plugin.Record")
+}
