@@ -53,48 +53,61 @@ type PathGroup struct {
 //     was longer than one. Steps through a container's entries of one
 //     type (a HashMap$Node and the nodes chained to it by "next"; see
 //     entryKinds) are equal whatever their edge names, so a bucket's
-//     first node and the nodes after it fall in one group.
+//     first node and the nodes after it fall in one group;
+//   - a signature of more than [MaxSignature] steps keeps its first
+//     MaxSignature-2, a [GapStep] and its last, so what hangs at every
+//     depth of a long chain of varied steps falls in a few groups.
 //
 // Attribute names stay, so two caches in different fields of one object
 // stay apart. Objects no path reaches are counted in unreached. t may
 // be nil: Retained is then 0 and samples are the lowest IDs.
+//
+// Each object on the paths is visited once, the first time a call meets
+// it: r keeps every object's signature (8 bytes per object of the graph,
+// see [Retainers]). The cost is linear in the objects on the paths, plus
+// MaxSignature steps per group and the length of each group's sample
+// path.
 func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGroup, unreached int) {
 	g := r.g
-	isTop := newBitset(g.NumObjects())
+	var isTop bitset
 	var ret []uint64
 	if t != nil {
+		isTop = newBitset(g.NumObjects())
 		top, _ := TopMost(t, objs)
 		for _, x := range top {
 			isTop.set(uint32(x))
 		}
 		ret = t.retained
-	} else {
-		ret = make([]uint64, g.NumObjects())
 	}
-	idx := map[string]int{}
-	var keys []string
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.sigs()
+	idx := map[int32]int{} // trie node -> group
+	var nodes []int32
+	var long []uint32
 	var samples []heap.ObjectID
-	sg := newSigner(r)
 	for _, id := range objs {
 		if int(id) >= g.NumObjects() || !r.Reached(id) {
 			unreached++
 			continue
 		}
-		kind, name := sg.sign(id)
-		sig, key := sg.sig, sg.key
-		i, ok := idx[string(key)]
+		k, l := r.target(s, id)
+		i, ok := idx[k]
 		if !ok {
-			i = len(groups)
-			idx[string(key)] = i
-			keys = append(keys, string(key))
+			i = len(nodes)
+			idx[k] = i
+			nodes = append(nodes, k)
+			long = append(long, 0)
 			samples = append(samples, id)
-			groups = append(groups, PathGroup{RootKind: kind, RootName: name, Signature: slices.Clone(sig)})
+			groups = append(groups, PathGroup{})
 		}
+		long[i] |= l
 		grp := &groups[i]
-		for k, st := range sig {
-			grp.Signature[k].Repeated = grp.Signature[k].Repeated || st.Repeated
-		}
 		grp.Count++
+		if t == nil {
+			samples[i] = min(samples[i], id)
+			continue
+		}
 		if isTop.has(uint32(id)) {
 			grp.Retained += ret[id]
 			isTop[id>>6] &^= 1 << (id & 63) // count duplicates in objs once
@@ -103,8 +116,12 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 			samples[i] = id
 		}
 	}
+	keys := make([]string, len(groups))
 	for i := range groups {
-		groups[i].Sample, _ = r.Path(samples[i])
+		grp := &groups[i]
+		grp.RootKind, grp.RootName, grp.Signature = s.steps(g, nodes[i], long[i])
+		keys[i] = sortKey(grp)
+		grp.Sample, _ = r.Path(samples[i])
 	}
 	order := make([]int, len(groups))
 	for i := range order {
@@ -126,78 +143,31 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 	return sorted, unreached
 }
 
+// sortKey orders groups of equal size and count: by root kind, root
+// name, then steps.
+func sortKey(grp *PathGroup) string {
+	key := []byte{byte(grp.RootKind)}
+	key = append(key, grp.RootName...)
+	for _, st := range grp.Signature {
+		key = append(key, 0)
+		key = append(key, st.Type...)
+		key = append(key, 2)
+		key = append(key, st.Name...)
+		key = append(key, 1)
+		key = append(key, st.Edge...)
+	}
+	return string(key)
+}
+
 // signature returns the collapsed signature of id's shortest path, which
 // must exist, and its root, as MergePaths computes them.
 func (r *Retainers) signature(id heap.ObjectID) ([]SigStep, heap.RootKind, string) {
-	sg := newSigner(r)
-	kind, name := sg.sign(id)
-	return slices.Clone(sg.sig), kind, name
-}
-
-// signer computes the signatures of shortest paths (see [MergePaths]),
-// reusing its buffers from one object to the next.
-type signer struct {
-	r       *Retainers
-	up      []SigStep // the path from the target up, uncollapsed
-	upEntry []bool
-	sig     []SigStep // the last signature
-	key     []byte    // and its key: root kind and name, then the steps
-}
-
-func newSigner(r *Retainers) *signer { return &signer{r: r} }
-
-// sign computes the collapsed signature of id's shortest path, which must
-// exist, into s.sig and s.key (valid until the next call), and returns
-// its root's kind and description.
-func (s *signer) sign(id heap.ObjectID) (heap.RootKind, string) {
-	r, g := s.r, s.r.g
-	s.up, s.upEntry = s.up[:0], s.upEntry[:0]
-	var root heap.Label
-	for v := id; ; {
-		p, l := r.Parent(v)
-		st := SigStep{Type: g.TypeName(g.Type(v))}
-		if v != id {
-			st.Name, _ = g.Name(v)
-		}
-		isEntry := r.entry != nil && r.entry[g.Type(v)]
-		if p == SuperRoot {
-			s.up, s.upEntry = append(s.up, st), append(s.upEntry, isEntry)
-			root = l
-			break
-		}
-		st.Edge = r.edgeKey(l)
-		s.up, s.upEntry = append(s.up, st), append(s.upEntry, isEntry)
-		v = p
-	}
-	kind, name := r.rootOf(root)
-	s.sig = s.sig[:0]
-	s.key = append(s.key[:0], byte(kind))
-	s.key = append(s.key, name...)
-	for i := len(s.up) - 1; i >= 0; i-- {
-		st := s.up[i]
-		if k := len(s.sig) - 1; k >= 0 && s.sig[k].Type == st.Type && s.sig[k].Name == st.Name &&
-			(s.sig[k].Edge == st.Edge || (s.upEntry[i] && s.upEntry[i+1])) {
-			s.sig[k].Repeated = true
-			continue
-		}
-		s.sig = append(s.sig, st)
-		s.key = append(s.key, 0)
-		s.key = append(s.key, st.Type...)
-		s.key = append(s.key, 2)
-		s.key = append(s.key, st.Name...)
-		s.key = append(s.key, 1)
-		s.key = append(s.key, st.Edge...)
-	}
-	return kind, name
-}
-
-// edgeKey is the collapsed name of an edge label, without formatting
-// indices.
-func (r *Retainers) edgeKey(l heap.Label) string {
-	if l.IsIndex() {
-		return "[*]"
-	}
-	return collapseEdge(r.g.String(l.Name()))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.sigs()
+	k, l := r.target(s, id)
+	kind, name, sig := s.steps(r.g, k, l)
+	return sig, kind, name
 }
 
 // rootOf returns the kind and description of root number i.

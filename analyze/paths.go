@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/heapscope/heapscope/heap"
 )
@@ -20,13 +21,17 @@ type PathOptions struct {
 // object it reaches, the edge by which a shortest path reaches it. Ties
 // go to the first root (g.Roots() order, then extra roots) and then the
 // first edge in edge order, so paths are deterministic. Memory: 12 bytes
-// per object during the search, 8 kept.
+// per object during the search, 8 kept, and 8 more once [MergePaths]
+// has used it. It is safe for concurrent use.
 type Retainers struct {
 	g      *heap.Graph
 	parent []uint32     // object -> previous object, SuperRoot or Unreachable
 	via    []heap.Label // the edge from the parent; for root objects, their index in roots
 	roots  []heap.Root  // g.Roots() then the extra roots
 	entry  []bool       // by type: a container's entry type (see entryKinds); nil when none
+
+	mu  sync.Mutex // guards sig
+	sig *sigIndex  // path signatures, built as MergePaths needs them
 }
 
 // ShortestPaths searches g breadth-first from the super-root over
