@@ -17,6 +17,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	scaling := fs.Bool("scaling", false, "fail only on findings that grew in proportion from baseline to target to final (snapshots after equal work)")
 	var inflate inflateFlag
 	inflate.register(fs)
+	mixed := fs.Bool(mixedFlag, false, mixedUsage)
 	pos, err := parse(fs, args, 3, 3)
 	if err != nil {
 		return err
@@ -36,7 +37,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	gs, srcs, err := loadThree(pos, stderr, false, inflate)
+	gs, srcs, err := loadThree("check", pos, stderr, false, *mixed, inflate)
 	if err != nil {
 		return cannotCheck(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/heapscope/heapscope/analyze"
@@ -20,6 +21,13 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	after, asrc, err := load(pos[1], stderr, a.out.verbose, a.out.inflate)
 	if err != nil {
 		return err
+	}
+	bo, ao := originOf(pos[0], before), originOf(pos[1], after)
+	if err := sameRuntime("diff", bo, ao); err != nil {
+		return err
+	}
+	if w := diffWarning(bo, ao); w != "" {
+		fmt.Fprintln(stderr, "heapscope: "+w)
 	}
 	// V8 node ids are stable within one process: compare identities too.
 	opt := analyze.DiffOptions{Identity: before.Meta().Runtime == "v8" && after.Meta().Runtime == "v8"}

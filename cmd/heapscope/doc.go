@@ -71,6 +71,10 @@ Looking instead of reading:
 	                            (--allow-remote to bind elsewhere: anyone who
 	                            reaches it reads the snapshots)
 
+leaks, check and trend refuse snapshots of different processes or out of
+time order (--allow-mixed accepts them); no command compares snapshots of
+different runtimes.
+
 Taking snapshots:
 
 	snapshot --node PID -o FILE take a V8 heap snapshot of a running Node

@@ -8,13 +8,19 @@ import (
 	"github.com/heapscope/heapscope/internal/report"
 )
 
-// loadThree reads the baseline, target and final snapshots.
-func loadThree(pos []string, stderr io.Writer, verbose bool, inflate inflateFlag) ([3]*heap.Graph, []report.Source, error) {
+// loadThree reads the baseline, target and final snapshots for cmd
+// (leaks or check), refusing snapshots of different runtimes, and,
+// unless mixed, of different processes or out of time order.
+func loadThree(cmd string, pos []string, stderr io.Writer, verbose, mixed bool, inflate inflateFlag) ([3]*heap.Graph, []report.Source, error) {
 	var gs [3]*heap.Graph
 	var srcs []report.Source
+	s := series{cmd: cmd, mixed: mixed}
 	for i, p := range pos {
 		g, src, err := load(p, stderr, verbose, inflate)
 		if err != nil {
+			return gs, nil, err
+		}
+		if err := s.add(p, g); err != nil {
 			return gs, nil, err
 		}
 		if err := needReferences(g, p, "finding leaks"); err != nil {
@@ -24,7 +30,7 @@ func loadThree(pos []string, stderr io.Writer, verbose bool, inflate inflateFlag
 		gs[i] = g
 		srcs = append(srcs, src)
 	}
-	return gs, srcs, nil
+	return gs, srcs, s.inOrder()
 }
 
 func runLeaks(args []string, stdout, stderr io.Writer) error {
@@ -33,6 +39,7 @@ func runLeaks(args []string, stdout, stderr io.Writer) error {
 	suppress := a.fs.String("suppress", "", "JSON `file` of extra noise rules (and disable_noise) to apply")
 	listNoise := a.fs.Bool("list-noise", false, "list the noise rules in force and exit")
 	scaling := a.fs.Bool("scaling", false, "keep only findings that grew in proportion from baseline to target to final (snapshots after equal work)")
+	mixed := a.fs.Bool(mixedFlag, false, mixedUsage)
 	pos, f, err := a.parse(args, 0, 3)
 	if err != nil {
 		return err
@@ -47,7 +54,7 @@ func runLeaks(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 3 {
 		return usagef("leaks takes 3 arguments (baseline, target, final), got %d", len(pos))
 	}
-	gs, srcs, err := loadThree(pos, stderr, a.out.verbose, a.out.inflate)
+	gs, srcs, err := loadThree("leaks", pos, stderr, a.out.verbose, *mixed, a.out.inflate)
 	if err != nil {
 		return err
 	}
