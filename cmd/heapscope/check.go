@@ -37,6 +37,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	failWith(exitCannotCheck) // a crash too: out of memory is no leak
 	gs, srcs, err := loadThree("check", pos, stderr, false, *mixed, inflate)
 	if err != nil {
 		return cannotCheck(err)

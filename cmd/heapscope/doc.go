@@ -133,7 +133,9 @@ on a leak, with its path and retained bytes; they call this binary
 
 Exit status: 0 success, 1 failure, 2 misuse (a bad command, flag or
 config). check: 0 pass, 1 a leak over the allowances, 2 misuse, 3 could
-not check.
+not check. A crash, running out of memory included, is a failure (check:
+3), never misuse: on Linux each command but run (whose status is its
+program's) runs in a child process, and heapscope says why it ended.
 
 Snapshots can hold secrets (string contents): the Python agent's
 values=False writes none.

@@ -37,6 +37,8 @@ func load(path string, stderr io.Writer, verbose bool, inflate inflateFlag) (*he
 // withProgress runs fn; if stderr is a terminal and fn takes more than a
 // second, it shows msg on stderr until fn returns.
 func withProgress(stderr io.Writer, msg string, fn func() error) error {
+	note(msg)
+	defer note("")
 	f, ok := stderr.(*os.File)
 	if !ok || !isTerminal(f) {
 		return fn()

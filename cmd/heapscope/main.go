@@ -9,8 +9,13 @@ import (
 )
 
 func main() {
+	// The process a user starts waits for a copy of itself that runs
+	// the command, so that a crash exits 1, not 2 (supervise_linux.go).
+	if code, ok := supervise(); ok {
+		os.Exit(code)
+	}
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
-	os.Exit(exitCode(err))
+	os.Exit(leave(exitCode(err)))
 }
 
 // exitCode prints err once, with the program's name, and returns the exit
