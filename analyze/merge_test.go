@@ -289,7 +289,7 @@ func TestMergePathsLinear(t *testing.T) {
 //	go test -run XXX -bench MergePathsChain -benchtime 3x ./analyze/
 func BenchmarkMergePathsChain(b *testing.B) {
 	for _, period := range []int{1, 2} {
-		for _, n := range []int{40_000, 1_000_000} {
+		for _, n := range []int{5_000, 40_000, 1_000_000} {
 			b.Run(fmt.Sprintf("period=%d/n=%d", period, n), func(b *testing.B) {
 				g := chain(n, period, 0)
 				dt := Dominators(g, DomOptions{})
