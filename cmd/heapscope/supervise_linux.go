@@ -219,9 +219,12 @@ func verdict(ws syscall.WaitStatus, st childStatus, crash string) int {
 
 // crashed says why the child crashed, from its crash output.
 func crashed(while, crash, signal string) {
+	oom := outOfMemory(crash)
 	switch {
-	case outOfMemory(crash):
-		fmt.Fprintf(os.Stderr, "heapscope: out of memory%s: the analysis needs more memory than this process may have (ulimit -v, a container's limit); try a machine with more\n", while)
+	case oom == "sure":
+		fmt.Fprintf(os.Stderr, "heapscope: out of memory%s: the analysis needs more memory than this process may have (ulimit, a container's limit); try a machine with more\n", while)
+	case oom == "likely":
+		fmt.Fprintf(os.Stderr, "heapscope: out of memory%s, most likely (the Go runtime failed in its garbage collector): the analysis needs more memory than this process may have (ulimit, a container's limit); try a machine with more\n", while)
 	case strings.Contains(crash, "SIGQUIT: quit"):
 		fmt.Fprintf(os.Stderr, "heapscope: quit (SIGQUIT)%s\n", while)
 	case crash != "":
@@ -235,38 +238,65 @@ func crashed(while, crash, signal string) {
 	}
 }
 
-// outOfMemory reports whether a crash output tells of the Go runtime
-// running out of memory. The runtime writes its "fatal error: out of
-// memory" line to standard error only; the crash output has the stack
-// of the goroutine that threw, and the frame below runtime.throw is
-// then the memory allocator's.
-func outOfMemory(crash string) bool {
+// outOfMemory tells from a crash output whether the Go runtime ran
+// short of memory: "sure", "likely" or "". The runtime writes its "fatal
+// error: out of memory" line to standard error only; the crash output
+// has the stacks. The first one is that of the goroutine (or system
+// stack) that failed. Short of memory, the runtime throws from its
+// allocator (sure), or, as Go 1.26's collector does when the memory for
+// its work queues is refused, faults inside its collector (likely). A
+// panic is never for want of memory.
+func outOfMemory(crash string) string {
 	if strings.Contains(crash, "out of memory") {
-		return true
+		return "sure"
 	}
-	_, after, ok := strings.Cut(crash, "\nruntime.throw(")
-	if !ok {
-		return false
+	if strings.HasPrefix(strings.TrimLeft(crash, "\n"), "panic: ") {
+		return ""
 	}
-	// Skip the rest of throw's line and its file line.
-	lines := strings.SplitN(after, "\n", 4)
-	if len(lines) < 3 {
-		return false
+	i := strings.Index(crash, "goroutine ")
+	if j := strings.Index(crash, "runtime stack:"); j >= 0 && (i < 0 || j < i) {
+		i = j
 	}
-	for _, f := range allocatorFrames {
-		if strings.HasPrefix(lines[2], f) {
+	if i < 0 {
+		return ""
+	}
+	stack, _, _ := strings.Cut(crash[i:], "\n\n")
+	frames := strings.Split(stack, "\n")[1:]
+	for _, line := range frames {
+		if hasPrefix(line, allocatorFrames) {
+			return "sure"
+		}
+	}
+	fault := strings.HasPrefix(crash, "SIGSEGV") || strings.HasPrefix(crash, "SIGBUS") ||
+		strings.Contains(crash[:i], "unexpected signal")
+	if fault && len(frames) > 0 && hasPrefix(frames[0], collectorFrames) {
+		return "likely"
+	}
+	return ""
+}
+
+func hasPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
 			return true
 		}
 	}
 	return false
 }
 
-// allocatorFrames are the functions of the Go runtime that throw when
-// the system refuses memory.
+// allocatorFrames are the functions of the Go runtime that allocate
+// memory from the system, or collect garbage to make room.
 var allocatorFrames = []string{
-	"runtime.(*mcache).", "runtime.(*mheap).", "runtime.(*pageAlloc).",
-	"runtime.mallocgc", "runtime.sysMap", "runtime.sysAlloc", "runtime.sysReserve",
-	"runtime.persistentalloc", "runtime.(*linearAlloc).", "runtime.newarray",
+	"runtime.mallocgc", "runtime.gcAssistAlloc", "runtime.(*mcache).", "runtime.(*mheap).",
+	"runtime.(*pageAlloc).", "runtime.sysMap", "runtime.sysAlloc", "runtime.sysReserve",
+	"runtime.persistentalloc", "runtime.(*linearAlloc).",
+}
+
+// collectorFrames are the functions of the Go runtime's collector.
+var collectorFrames = []string{
+	"runtime.(*spanQueue).", "runtime.(*spanSPMC).", "runtime.(*gcWork).", "runtime.gcDrain",
+	"runtime.scanobject", "runtime.scanSpan", "runtime.scanObjectsSmall", "runtime.markroot",
+	"runtime.(*mspan).", "runtime.greyobject",
 }
 
 // reraise ends this process with signal s, as the child ended: a shell
