@@ -100,7 +100,7 @@ func (s *series) inOrder() error {
 			continue
 		}
 		if last != nil && o.time.Before(last.time) {
-			return usagef("%s wants snapshots in the order they were taken, but %s (%s) was taken before %s (%s); "+
+			return usagef("%s wants snapshots in the order they were taken, but %s (%s) comes after %s (%s), which was taken later; "+
 				"in time order: heapscope %s %s", s.cmd, o.path, o.when(), last.path, last.when(),
 				s.cmd, strings.Join(timeOrder(s.origins), " "))
 		}
