@@ -141,8 +141,9 @@ func capture(t *testing.T, c runtimeCase) []string {
 	return snaps
 }
 
-// serve starts heapscope web on snaps and returns its URL; the server is
-// stopped (SIGINT, as Ctrl-C) when the test ends.
+// serve starts heapscope web on snaps and returns the URL it prints (with
+// its token); the server is stopped (SIGINT, as Ctrl-C) when the test
+// ends.
 func serve(t *testing.T, snaps []string) string {
 	t.Helper()
 	return serveIn(t, "", snaps)
@@ -180,11 +181,25 @@ func serveIn(t *testing.T, dir string, snaps []string) string {
 	if err != nil {
 		t.Fatalf("heapscope web printed no address: %v", err)
 	}
-	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{32}`).FindString(line)
 	if url == "" {
-		t.Fatalf("heapscope web printed %q: no loopback URL", line)
+		t.Fatalf("heapscope web printed %q: no loopback URL with a token", line)
 	}
 	return url
+}
+
+// site is the server's address without the token: the prefix of every
+// request the page makes. Once the page has been opened with the token,
+// site+"#/view" moves between views as a click on a link does.
+func site(url string) string {
+	return url[:strings.Index(url, "?")]
+}
+
+// endpoint is the address of path on the server of url (which carries the
+// token), with the token.
+func endpoint(url, path string) string {
+	i := strings.Index(url, "?")
+	return url[:i] + path + url[i:]
 }
 
 // browser is a headless Chromium tab. It records every request the page
@@ -336,15 +351,20 @@ func TestViews(t *testing.T) {
 			whyPath(t, b, url, c)
 			leaksView(t, b, url, c)
 			trendView(t, b, url, c)
-			b.clean(t, url)
+			b.clean(t, site(url))
 		})
 	}
 }
 
 // overview: a card per snapshot with the runtime and the object count
-// that heapscope summary --json gives.
+// that heapscope summary --json gives; the token is gone from the
+// address bar once the page has it as a cookie.
 func overview(t *testing.T, b *browser, url string, c runtimeCase, snaps []string) {
 	b.run(t, "open the overview", chromedp.Navigate(url))
+	b.wait(t, "the cards", fmt.Sprintf(`document.querySelectorAll('.card').length === %d`, len(snaps)))
+	if search := eval[string](t, b, `location.search`); search != "" {
+		t.Errorf("the address bar keeps %q after the page loaded", search)
+	}
 	for i, snap := range snaps {
 		card := fmt.Sprintf(`.card[data-snapshot="%d"]`, i)
 		if rt := b.text(t, card+` dd[data-field="runtime"]`); !strings.HasPrefix(rt, c.runtime) {
@@ -373,7 +393,7 @@ func overview(t *testing.T, b *browser, url string, c runtimeCase, snaps []strin
 
 // summaryTable filters the summary by a type and sorts it by count.
 func summaryTable(t *testing.T, b *browser, url string, c runtimeCase) {
-	b.run(t, "open the summary", chromedp.Navigate(url+"#/summary?s=2"))
+	b.run(t, "open the summary", chromedp.Navigate(site(url)+"#/summary?s=2"))
 	b.wait(t, "the summary", `document.querySelector('[data-table="summary"][data-total]') !== null`)
 	total := eval[int](t, b, `Number(document.querySelector('[data-table="summary"]').dataset.total)`)
 	b.run(t, "filter the summary", chromedp.SendKeys(chromedp.CSS(`[data-table="summary"] input.filter`), c.leaked))
@@ -396,7 +416,7 @@ func summaryTable(t *testing.T, b *browser, url string, c runtimeCase) {
 // clicks a rectangle of the treemap, which must focus the page on that
 // object (or one of its children, drawn inside it).
 func treeClicks(t *testing.T, b *browser, url string) {
-	b.run(t, "open the tree", chromedp.Navigate(url+"#/tree?s=2&id=root"))
+	b.run(t, "open the tree", chromedp.Navigate(site(url)+"#/tree?s=2&id=root"))
 	b.wait(t, "the top of the tree", `document.querySelectorAll('table.tree tr[data-depth="1"]').length > 0`)
 	// Expand the first object that has children.
 	id := eval[string](t, b, `(() => { const r = [...document.querySelectorAll('table.tree tr[data-depth="1"]')].find(r => !r.querySelector('button.toggle').disabled); return r.dataset.id; })()`)
@@ -405,7 +425,7 @@ func treeClicks(t *testing.T, b *browser, url string) {
 			Children int `json:"children"`
 		} `json:"object"`
 	}
-	getJSON(t, url+"api/snapshots/2/object/"+id, &node)
+	getJSON(t, endpoint(url, "api/snapshots/2/object/"+id), &node)
 	kids := node.Object.Children
 	b.run(t, "expand "+id, chromedp.Click(chromedp.CSS(fmt.Sprintf(`table.tree tr[data-id="%s"] button.toggle`, id))))
 	b.wait(t, "its children", fmt.Sprintf(`document.querySelectorAll('table.tree tr[data-depth="2"]:not(.more)').length === %d && document.querySelectorAll('table.tree tr.more[data-depth="2"]').length === %d`, min(kids, 50), map[bool]int{true: 1}[kids > 50]))
@@ -457,7 +477,7 @@ func treeClicks(t *testing.T, b *browser, url string) {
 			ID string `json:"id"`
 		} `json:"dominators"`
 	}
-	getJSON(t, url+"api/snapshots/2/object/"+focused, &info)
+	getJSON(t, endpoint(url, "api/snapshots/2/object/"+focused), &info)
 	under := focused == hit.ID
 	for _, d := range info.Dominators {
 		under = under || d.ID == hit.ID
@@ -473,7 +493,7 @@ func treeClicks(t *testing.T, b *browser, url string) {
 // whyPath asks why the planted leaked type is alive, opens the sample
 // path and follows its last step to the object in the tree.
 func whyPath(t *testing.T, b *browser, url string, c runtimeCase) {
-	b.run(t, "open why", chromedp.Navigate(url+"#/why?s=2&type="+strings.ReplaceAll(c.leaked, "$", "%24")))
+	b.run(t, "open why", chromedp.Navigate(site(url)+"#/why?s=2&type="+strings.ReplaceAll(c.leaked, "$", "%24")))
 	b.wait(t, "the paths", `document.querySelector('[data-table="why"][data-total]') !== null`)
 	text := b.text(t, `[data-table="why"] tbody`)
 	if !strings.Contains(text, c.planted[0]) {
@@ -497,7 +517,7 @@ func whyPath(t *testing.T, b *browser, url string, c runtimeCase) {
 // leaksView shows exactly the two planted leaks (the same findings as
 // the leaks command's acceptance test).
 func leaksView(t *testing.T, b *browser, url string, c runtimeCase) {
-	b.run(t, "open leaks", chromedp.Navigate(url+"#/leaks"))
+	b.run(t, "open leaks", chromedp.Navigate(site(url)+"#/leaks"))
 	b.wait(t, "the findings", `document.querySelector('[data-table="leaks"][data-total]') !== null`)
 	paths := eval[[]string](t, b, `[...document.querySelectorAll('[data-table="leaks"] tbody tr details.path summary')].map(s => s.textContent)`)
 	for _, p := range c.planted {
@@ -523,7 +543,7 @@ func leaksView(t *testing.T, b *browser, url string, c runtimeCase) {
 // trendView plots the steadily growing types; the planted type is in the
 // table.
 func trendView(t *testing.T, b *browser, url string, c runtimeCase) {
-	b.run(t, "open trend", chromedp.Navigate(url+"#/trend"))
+	b.run(t, "open trend", chromedp.Navigate(site(url)+"#/trend"))
 	b.wait(t, "the chart", `Number(document.getElementById('trend-chart').dataset.series) > 0`)
 	series := eval[int](t, b, `echarts.getInstanceByDom(document.getElementById('trend-chart')).getOption().series.length`)
 	checked := eval[int](t, b, `document.querySelectorAll('[data-table="trend"] input[type=checkbox]:checked').length`)
@@ -599,8 +619,9 @@ func TestScreenshots(t *testing.T) {
 		{"leaks", "#/leaks", `document.querySelector('[data-table="leaks"][data-total]') !== null`},
 		{"trend", "#/trend", `Number(document.getElementById('trend-chart').dataset.series) > 0`},
 	}
+	b.run(t, "open the page with its token", chromedp.Navigate(url))
 	for _, s := range shots {
-		b.run(t, "open "+s.name, chromedp.Navigate(url+s.hash))
+		b.run(t, "open "+s.name, chromedp.Navigate(site(url)+s.hash))
 		b.wait(t, s.name, s.ready)
 		if s.name == "why" {
 			b.run(t, "open a path", chromedp.Click(chromedp.CSS(`[data-table="why"] details.path summary`)))

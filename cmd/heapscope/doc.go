@@ -68,8 +68,8 @@ Looking instead of reading:
 	                            treemap, why paths, top, leaks (three
 	                            snapshots) and trend charts; it binds to
 	                            127.0.0.1 on a free port and prints the URL
-	                            (--allow-remote to bind elsewhere: anyone who
-	                            reaches it reads the snapshots)
+	                            with a secret token, without which it answers
+	                            nothing (--allow-remote to bind elsewhere)
 
 leaks, check and trend refuse snapshots of different processes or out of
 time order (--allow-mixed accepts them); no command compares snapshots of

@@ -19,7 +19,7 @@ import (
 func runWeb(args []string, stdout, stderr io.Writer) error {
 	fs := flagSet("web", "SNAPSHOT...", stderr)
 	addr := fs.String("http", "127.0.0.1:0", "serve on `host:port`: a loopback address unless --allow-remote (port 0: a free port)")
-	remote := fs.Bool("allow-remote", false, "allow an --http address other than loopback: whoever reaches it can read the snapshots")
+	remote := fs.Bool("allow-remote", false, "allow an --http address other than loopback: whoever reaches it and has the printed address can read the snapshots")
 	verbose := fs.Bool("v", false, "list the snapshots' warnings on stderr")
 	suppress := fs.String("suppress", "", "JSON `file` of extra noise rules (and disable_noise) for the leaks view")
 	var inflate inflateFlag
@@ -54,11 +54,16 @@ func runWeb(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h := web.Handler(snaps, web.Options{Leaks: analyze.LeakOptions{Noise: cfg.noiseRules()}, AnyHost: *remote})
+	token, err := web.NewToken()
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	h := web.Handler(snaps, web.Options{Leaks: analyze.LeakOptions{Noise: cfg.noiseRules()}, AnyHost: *remote, Token: token})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(stdout, "heapscope: serving %d snapshot(s) at http://%s/ (Ctrl-C to stop)\n", len(snaps), ln.Addr())
+	fmt.Fprintf(stdout, "heapscope: serving %d snapshot(s) at http://%s/?token=%s (Ctrl-C to stop)\n", len(snaps), ln.Addr(), token)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

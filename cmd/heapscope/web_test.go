@@ -67,9 +67,18 @@ func TestWebServes(t *testing.T) {
 		t.Fatalf("web printed no address: %v (%s)", err, stderr.String())
 	}
 	go io.Copy(io.Discard, pr)
-	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
-	if url == "" {
-		t.Fatalf("web printed %q, no loopback address", line)
+	m := regexp.MustCompile(`(http://127\.0\.0\.1:\d+/)\?token=([0-9a-f]{32}) `).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("web printed %q, no loopback address with a token", line)
+	}
+	url, token := m[1], m[2]
+	res, err := http.Get(url + "api/snapshots")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("GET api/snapshots without the token: %s, want 403 Forbidden", res.Status)
 	}
 	var snaps struct {
 		Snapshots []struct {
@@ -81,7 +90,7 @@ func TestWebServes(t *testing.T) {
 		} `json:"snapshots"`
 		Leaks []int `json:"leaks"`
 	}
-	getJSON(t, url+"api/snapshots", &snaps)
+	getJSON(t, url+"api/snapshots?token="+token, &snaps)
 	if len(snaps.Snapshots) != 3 || snaps.Snapshots[2].Path != "testdata/after.pysnap" || snaps.Snapshots[2].Overview.Runtime != "python" || snaps.Snapshots[2].Overview.Objects != 19 || len(snaps.Leaks) != 3 {
 		t.Errorf("overview = %+v", snaps)
 	}
@@ -91,7 +100,7 @@ func TestWebServes(t *testing.T) {
 			Type string `json:"type"`
 		} `json:"rows"`
 	}
-	getJSON(t, url+"api/snapshots/2/children/root", &kids)
+	getJSON(t, url+"api/snapshots/2/children/root?token="+token, &kids)
 	if kids.Total == 0 || kids.Rows[0].Type != "module" {
 		t.Errorf("top of the dominator tree = %+v, want the app module first", kids)
 	}

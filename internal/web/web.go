@@ -1,6 +1,9 @@
 package web
 
 import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,6 +62,22 @@ type Options struct {
 	// false for a server on a loopback address: a request naming another
 	// host then comes through DNS rebinding and is refused.
 	AnyHost bool
+	// Token, when not empty, is a secret every request must carry: as
+	// the token query parameter (the address heapscope web prints) or in
+	// the cookie the server sets when it sees that parameter. The port is
+	// open to every user of the machine; the token keeps the snapshots to
+	// whoever was given the address. See [NewToken].
+	Token string
+}
+
+// NewToken returns a fresh secret for [Options.Token]: 128 random bits
+// in hexadecimal.
+func NewToken() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("making the web token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
 }
 
 // server is the handler's state: the snapshots and the analyses computed
@@ -132,6 +151,10 @@ func (s *server) guard(next http.Handler) http.Handler {
 			http.Error(w, "heapscope serves loopback host names only (127.0.0.1, [::1], localhost); this request names "+fmt.Sprintf("%q", r.Host), http.StatusForbidden)
 			return
 		}
+		if !s.admit(w, r) {
+			http.Error(w, "heapscope web wants its token: open the address it printed, with ?token=", http.StatusForbidden)
+			return
+		}
 		h := w.Header()
 		h.Set("Content-Security-Policy", ContentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
@@ -140,6 +163,37 @@ func (s *server) guard(next http.Handler) http.Handler {
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// tokenCookie is the name of the cookie that carries the token for the
+// server on host's port: servers on other ports of the same host are
+// sent each other's cookies, and must not overwrite them.
+func tokenCookie(host string) string {
+	name := "heapscope"
+	if _, port, err := net.SplitHostPort(host); err == nil && port != "" {
+		name += "-" + port
+	}
+	return name
+}
+
+// admit reports whether r carries the token (always, when there is none).
+// A request that brings it as a query parameter gets it back as a cookie,
+// so that the page's own requests carry it without putting it in every
+// address.
+func (s *server) admit(w http.ResponseWriter, r *http.Request) bool {
+	if s.opt.Token == "" {
+		return true
+	}
+	want := []byte(s.opt.Token)
+	name := tokenCookie(r.Host)
+	if c, err := r.Cookie(name); err == nil && subtle.ConstantTimeCompare([]byte(c.Value), want) == 1 {
+		return true
+	}
+	if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("token")), want) != 1 {
+		return false
+	}
+	http.SetCookie(w, &http.Cookie{Name: name, Value: s.opt.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	return true
 }
 
 // LoopbackHost reports whether host (a Host header or a listen address,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -205,6 +206,66 @@ func TestHostCheck(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Errorf("AnyHost: %d, want 200", res.StatusCode)
+	}
+}
+
+// TestToken: with a token, a request without it gets nothing (the page,
+// its files and the API alike); the token as a query parameter admits
+// the request and comes back as a cookie scoped to the port, which then
+// admits the page's own requests; a wrong token or another port's cookie
+// does not.
+func TestToken(t *testing.T) {
+	token, err := NewToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other, _ := NewToken(); len(token) != 32 || other == token {
+		t.Fatalf("NewToken: %q then %q, want two different 128-bit hex strings", token, other)
+	}
+	srv := httptest.NewServer(Handler([]*Snapshot{snapshot(t, "first")}, Options{Token: token}))
+	defer srv.Close()
+	get := func(path string, cookies ...*http.Cookie) (*http.Response, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		for _, c := range cookies {
+			req.AddCookie(c)
+		}
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		return res, string(body)
+	}
+	for _, path := range []string{"/", "/api/snapshots", "/static/app.js", "/?token=" + token[:31], "/api/snapshots?token=" + strings.ToUpper(token)} {
+		res, body := get(path)
+		if res.StatusCode != http.StatusForbidden || strings.Contains(body, "first.heap") || len(res.Cookies()) > 0 {
+			t.Errorf("GET %s without the token: %d, cookies %v, body %.80q", path, res.StatusCode, res.Cookies(), body)
+		}
+	}
+	res, body := get("/?token=" + token)
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, "<html") {
+		t.Fatalf("GET /?token=: %d %.80q", res.StatusCode, body)
+	}
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	var cookie *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == "heapscope-"+port {
+			cookie = c
+		}
+	}
+	if cookie == nil || cookie.Value != token || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Path != "/" {
+		t.Fatalf("GET /?token= set %v, want an HttpOnly, SameSite=Strict cookie heapscope-%s with the token", res.Cookies(), port)
+	}
+	if res, body := get("/api/snapshots", cookie); res.StatusCode != http.StatusOK || !strings.Contains(body, "first.heap") {
+		t.Errorf("GET /api/snapshots with the cookie: %d %.80q", res.StatusCode, body)
+	}
+	if res, _ := get("/api/snapshots", &http.Cookie{Name: cookie.Name, Value: token[:31] + "x"}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("a wrong cookie: %d, want 403", res.StatusCode)
+	}
+	if res, _ := get("/api/snapshots", &http.Cookie{Name: "heapscope-1", Value: token}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("the token in another port's cookie: %d, want 403", res.StatusCode)
 	}
 }
 

@@ -8,6 +8,12 @@
   const main = document.getElementById('main');
   const state = { snaps: [], leaks: null };
 
+  // The address heapscope web prints carries its token, which the server
+  // has now set as a cookie: take it out of the address bar and history.
+  if (new URLSearchParams(location.search).has('token')) {
+    history.replaceState(null, '', location.pathname + location.hash);
+  }
+
   // api fetches JSON from the server; it throws the server's error text.
   async function api(path, params) {
     const qs = params ? '?' + new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '' && v !== undefined && v !== null)) : '';
