@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -43,11 +44,19 @@ func main() {
 	if err != nil {
 		log.Fatalf("no address: %v", err)
 	}
-	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
+	m := regexp.MustCompile(`(http://127\.0\.0\.1:\d+/)\?token=([0-9a-f]+)`).FindStringSubmatch(line)
+	if m == nil {
+		log.Fatalf("no address with a token in %q", line)
+	}
+	url, token := m[1], m[2]
 	listening := time.Since(start)
 	step := func(name, path string) []byte {
 		t := time.Now()
-		res, err := http.Get(url + path)
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		res, err := http.Get(url + path + sep + "token=" + token)
 		if err != nil {
 			log.Fatal(err)
 		}
