@@ -296,6 +296,16 @@ func TestPytestFixtures(t *testing.T) {
 		t.Errorf("kept %v, want %v", dirs, want)
 	}
 	leakDir := filepath.Join(keep, "test_fixtures.py_test_leak_with_caplog")
+	// Kept snapshots hold what the tests held: the user's alone.
+	for _, p := range []string{leakDir, filepath.Join(leakDir, "a.pysnap"), filepath.Join(leakDir, "c.pysnap")} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]os.FileMode{true: 0o700, false: 0o600}[fi.IsDir()]; fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+	}
 	wantAll(t, "pytest output", out, "snapshots kept in "+leakDir+": a.pysnap, b.pysnap, c.pysnap (after 2, 12 and 22 runs)")
 	out = must(t, "", harnessEnv(t), bin, "leaks", "--scaling", filepath.Join(leakDir, "a.pysnap"),
 		filepath.Join(leakDir, "b.pysnap"), filepath.Join(leakDir, "c.pysnap"))

@@ -230,7 +230,7 @@ class LeakCheck:
 
     def __enter__(self):
         if self.directory:
-            os.makedirs(self.directory, exist_ok=True)
+            os.makedirs(self.directory, mode=0o700, exist_ok=True)
             self._dir = self.directory
         else:
             self._dir = tempfile.mkdtemp(prefix="heapscope-leakcheck-")
