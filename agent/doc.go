@@ -48,7 +48,9 @@
 //	PYTHONPATH=<RunDir>[:<original>]   loads <RunDir>/sitecustomize.py
 //	HEAPSCOPE_AGENT_DIR=<Dir>          where the heapscope package is
 //	HEAPSCOPE_OUT=DIR                  activates the agent; snapshots go here
-//	HEAPSCOPE_AT_EXIT=1                a snapshot at interpreter exit (atexit, runs last)
+//	HEAPSCOPE_AT_EXIT=1                a snapshot at interpreter exit (atexit, runs last), and
+//	                                   before SIGTERM or SIGHUP ends a Python program that does
+//	                                   not handle them (the signal is then sent again)
 //	HEAPSCOPE_SIGNAL=SIGUSR2           a snapshot when the signal arrives (name or number)
 //	HEAPSCOPE_EVERY=SECONDS            a snapshot every SECONDS (float) from a daemon thread
 //	HEAPSCOPE_VALUES=0                 snapshots without value prefixes (Node: without string contents)

@@ -2,7 +2,8 @@
 interval, configured by environment variables (see agent/doc.go):
 
     HEAPSCOPE_OUT=DIR          activate; snapshots go to DIR as NNNN-PID-REASON.pysnap
-    HEAPSCOPE_AT_EXIT=1        a snapshot when the interpreter exits (atexit)
+    HEAPSCOPE_AT_EXIT=1        a snapshot when the interpreter exits (atexit), and
+                               when SIGTERM or SIGHUP would end it unhandled
     HEAPSCOPE_SIGNAL=SIGUSR2   a snapshot when the process receives the signal
     HEAPSCOPE_EVERY=SECONDS    a snapshot every SECONDS (a float) from a daemon thread
     HEAPSCOPE_VALUES=0         no value prefixes in the snapshots
@@ -29,7 +30,8 @@ _ENV_KEYS = ("HEAPSCOPE_OUT", "HEAPSCOPE_AT_EXIT", "HEAPSCOPE_SIGNAL", "HEAPSCOP
              "HEAPSCOPE_CHILDREN", "HEAPSCOPE_AGENT_DIR", "HEAPSCOPE_ORIG_PYTHONPATH")
 
 _cfg = {"out": None, "pid": 0, "n": 0, "stop": False, "children": False,
-        "values": True, "max_value_len": 64, "collect": True, "edges": True, "installed": False}
+        "values": True, "max_value_len": 64, "collect": True, "edges": True, "installed": False,
+        "exit_taken": False}
 _count_lock = _thread.allocate_lock()
 
 
@@ -100,6 +102,8 @@ def install(out, at_exit=True, signal_name="", every=0.0, children=False,
     atexit.register(_at_exit, at_exit)
     if signal_name:
         _install_signal(signal_name)
+    if at_exit:
+        _install_fatal(signal_name)
     if every and every > 0:
         _thread.start_new_thread(_loop, (float(every),))
     return True
@@ -134,6 +138,42 @@ def _install_signal(name):
         _stderr("heapscope: cannot handle %s: %s" % (name, e))
 
 
+def _install_fatal(snap_signal):
+    """A signal whose default action ends the process ends it without
+    running atexit. For SIGTERM and SIGHUP, when nothing handles them
+    (SIG_DFL) and they are not the snapshot signal, a handler takes the
+    at-exit snapshot, then restores the default and sends the signal
+    again: the process still dies of it, with the same status. A handler
+    the program installs later replaces this one; it decides then, and
+    if it exits, atexit takes the snapshot."""
+    import signal
+    snap = snap_signal.strip().upper()
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is None or snap in (name, name[3:], str(int(signum))):
+            continue
+        try:
+            if signal.getsignal(signum) != signal.SIG_DFL:
+                continue
+            signal.signal(signum, _fatal)
+        except (ValueError, OSError):
+            pass  # not the main thread, or not allowed: no snapshot then
+
+
+def _fatal(sig, frame):
+    import signal
+    if os.getpid() == _cfg["pid"] or _cfg["children"]:
+        _cfg["stop"] = True
+        if not _cfg["exit_taken"]:
+            _cfg["exit_taken"] = True
+            take("exit", block=True)
+    try:
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    except BaseException:
+        os._exit(128 + sig)
+
+
 def _loop(every):
     nxt = time.monotonic() + every
     while not _cfg["stop"]:
@@ -155,7 +195,8 @@ def _loop(every):
 
 def _at_exit(enabled):
     _cfg["stop"] = True
-    if enabled:
+    if enabled and not _cfg["exit_taken"]:
+        _cfg["exit_taken"] = True
         take("exit", block=True)
 
 

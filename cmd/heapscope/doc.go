@@ -93,6 +93,9 @@ Taking snapshots:
 	                            PID; the snapshot signal sent to heapscope
 	                            takes a snapshot too, and SIGINT and SIGTERM
 	                            reach the program, which ends its own way
+	                            (a Python program that does not handle
+	                            SIGTERM or SIGHUP takes its at-exit snapshot
+	                            first)
 
 About heapscope itself:
 

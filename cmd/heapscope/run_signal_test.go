@@ -340,17 +340,45 @@ func TestRunSignalNotHandled(t *testing.T) {
 	r.end(t, syscall.SIGTERM)
 }
 
-// TestRunPythonTermWarns: a Python program that does not handle SIGTERM
-// dies of it without its at-exit snapshot, and heapscope says so rather
-// than leaving the user to wonder.
-func TestRunPythonTermWarns(t *testing.T) {
+// TestRunPythonTermSnapshot: a Python program that does not handle
+// SIGTERM or SIGHUP still takes its at-exit snapshot when one ends it (the
+// agent's handler takes it, then dies of the signal as the program would
+// have); a program that handles SIGTERM itself keeps its handler, and
+// takes the snapshot when that handler exits.
+func TestRunPythonTermSnapshot(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
 	}
-	r := startRun(t, []string{"--at-exit"}, "python3", "-c", "import time\nprint('ready', flush=True)\ntime.sleep(600)")
-	r.end(t, syscall.SIGTERM)
-	if want := fmt.Sprintf("process %d does not handle SIGTERM: it ends without its at-exit snapshot", r.child); !strings.Contains(r.errText(), want) {
-		t.Errorf("stderr:\n%s\nwant %q", r.errText(), want)
+	const marker = "import time\nclass Marker: pass\nkeep = [Marker() for _ in range(321)]\n"
+	for _, tc := range []struct {
+		name   string
+		prog   string
+		send   syscall.Signal
+		status string // of heapscope run: 128+N for a program that died of signal N
+	}{
+		{"SIGTERM", marker + "print('ready', flush=True)\ntime.sleep(600)", syscall.SIGTERM, "exit status 143"},
+		{"SIGHUP", marker + "print('ready', flush=True)\ntime.sleep(600)", syscall.SIGHUP, "exit status 129"},
+		{"own handler", marker + "import signal, sys\ndef bye(s, f):\n    print('bye', file=sys.stderr, flush=True)\n    sys.exit(7)\n" +
+			"signal.signal(signal.SIGTERM, bye)\nprint('ready', flush=True)\ntime.sleep(600)", syscall.SIGTERM, "exit status 7"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := startRun(t, []string{"--at-exit"}, "python3", "-c", tc.prog)
+			r.cmd.Process.Signal(tc.send)
+			err := r.wait(t)
+			if got := fmt.Sprint(err); got != tc.status {
+				t.Errorf("heapscope run ended with %q, want %q (the program's own end); stderr:\n%s", got, tc.status, r.errText())
+			}
+			if strings.Contains(r.errText(), "without its at-exit snapshot") {
+				t.Errorf("stderr says the snapshot is lost:\n%s", r.errText())
+			}
+			if tc.name == "own handler" && !strings.Contains(r.errText(), "bye") {
+				t.Errorf("the program's own SIGTERM handler did not run; stderr:\n%s", r.errText())
+			}
+			pid := strconv.Itoa(r.child)
+			snapshotsOnly(t, r.dir, "0001-"+pid+"-exit.pysnap")
+			if n := countOf(t, filepath.Join(r.dir, "0001-"+pid+"-exit.pysnap"), "__main__.Marker"); n != 321 {
+				t.Errorf("exit snapshot: %d objects of __main__.Marker, want 321", n)
+			}
+		})
 	}
-	snapshotsOnly(t, r.dir)
 }
