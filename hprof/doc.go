@@ -52,8 +52,13 @@
 // the field (including HotSpot's synthetic "<resolved_references>"), and
 // internal edges "<super>", "<classloader>", "<signers>" and
 // "<protection domain>". An instance has a strong edge per non-null
-// reference field, named after the field; instances have no edge to
-// their class. An object array has edges "[i]" to its non-null elements.
+// reference field, named after the field, and an internal edge "<class>"
+// to its class, the reference every object's header holds (Eclipse MAT
+// has it too): an object alive keeps its class, its class loader and the
+// loader's other classes with their statics alive, which is how a
+// forgotten plugin or web application stays in memory. An object array
+// has the same "<class>" edge and edges "[i]" to its non-null elements.
+// A primitive array names no class in HPROF, and has no edges.
 //
 // The field java.lang.ref.Reference.referent is a [heap.Weak] edge in
 // every subclass: WeakReference, SoftReference, PhantomReference, their

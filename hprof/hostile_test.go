@@ -210,10 +210,13 @@ func testChainEdges(t *testing.T, depth int) {
 		}
 		n++
 		es := g.Edges(id)
-		if len(es) != depth*fields {
-			t.Fatalf("instance %#x has %d edges, want %d", g.Addr(id), len(es), depth*fields)
+		if len(es) != depth*fields+1 {
+			t.Fatalf("instance %#x has %d edges, want %d (its fields and its class)", g.Addr(id), len(es), depth*fields+1)
 		}
-		for _, e := range es {
+		if cls := es[0]; g.EdgeName(cls.Label) != "<class>" || g.Addr(cls.To) >= 0x10000000 {
+			t.Fatalf("instance %#x: first edge %q to %#x, want its class", g.Addr(id), g.EdgeName(cls.Label), g.Addr(cls.To))
+		}
+		for _, e := range es[1:] {
 			if e.To != id || g.EdgeName(e.Label) != "f" {
 				t.Fatalf("instance %#x: edge %q to %#x", g.Addr(id), g.EdgeName(e.Label), g.Addr(e.To))
 			}

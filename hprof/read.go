@@ -59,6 +59,8 @@ type reader struct {
 	arrayTypes    map[uint64]heap.TypeID
 	primTypes     [16]heap.TypeID // type + 1 of each primitive array type, 0 until used
 	lastArrayCls  uint64
+	classLabel    heap.Label // "<class>", from an instance or object array to its class; set in pass 2
+	classLabelSet bool
 	lastArrayType heap.TypeID // + 1
 	classType_    heap.TypeID
 

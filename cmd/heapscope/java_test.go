@@ -94,3 +94,53 @@ func TestJavaSuspects(t *testing.T) {
 		t.Errorf("first finding %q (%s holding %s, grew by %d), want %q, grown by 646", f.Text, f.Type, f.Element, f.Growth, "969 "+where)
 	}
 }
+
+// TestJavaLoaderLeak runs testdata/loaderleak: a plugin's loader that the
+// host forgot stays alive through one registered plugin object, its class
+// and the class's loader, with the class's 1 MiB static table. The
+// object's reference to its class (in its header, <class> in the graph)
+// is what explains it: why finds the loader through it, and top names
+// the table at its static field, retained by the registered object.
+func TestJavaLoaderLeak(t *testing.T) {
+	if _, err := exec.LookPath("javac"); err != nil {
+		t.Skip("javac is not installed")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	host, plugin := filepath.Join(dir, "host"), filepath.Join(dir, "plugin")
+	for _, c := range [][2]string{{host, "LoaderLeak.java"}, {plugin, "Plugin.java"}} {
+		if out, err := exec.Command("javac", "-d", c[0], filepath.Join("testdata", "loaderleak", c[1])).CombinedOutput(); err != nil {
+			t.Fatalf("javac %s: %v\n%s", c[1], err, out)
+		}
+	}
+	snap := filepath.Join(dir, "leak.hprof")
+	if out, err := exec.Command("java", "-Xmx64m", "-cp", host, "LoaderLeak", plugin, snap).CombinedOutput(); err != nil {
+		t.Fatalf("java: %v\n%s", err, out)
+	}
+
+	var why struct {
+		Unreached int `json:"unreached"`
+		Rows      []struct {
+			Sample struct {
+				Text string `json:"text"`
+			} `json:"sample_path"`
+		} `json:"rows"`
+	}
+	runJSON(t, &why, "why", "--json", snap, "java.net.URLClassLoader")
+	var path string
+	if len(why.Rows) > 0 {
+		path = why.Rows[0].Sample.Text
+	}
+	if !strings.Contains(path, "REGISTRY java.util.ArrayList") || !strings.Contains(path, "[0] Plugin -> <class> class Plugin -> <classloader> java.net.URLClassLoader") {
+		t.Errorf("why the loader lives: %q (%d unreached), want the registered Plugin, its class and its loader", path, why.Unreached)
+	}
+
+	var out, errOut bytes.Buffer
+	if err := run([]string{"top", "--width", "0", snap}, &out, &errOut); err != nil {
+		t.Fatalf("top: %v\n%s", err, errOut.String())
+	}
+	if text := out.String(); !strings.Contains(text, "#1  byte[] at class Plugin.TABLE, 1.0 MiB") ||
+		!strings.Contains(text, "[0] Plugin -> <class> class Plugin -> TABLE byte[]") {
+		t.Errorf("top does not name the plugin's table and why it lives:\n%s", text)
+	}
+}
