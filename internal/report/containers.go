@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"strconv"
 
 	"github.com/heapscope/heapscope/analyze"
 )
@@ -98,9 +99,11 @@ func heldText(d analyze.DupGroup) string {
 	return s
 }
 
+// quoteIf quotes a value as Go does (newlines, tabs and control
+// characters escaped, so that a row stays one line), or gives "" for none.
 func quoteIf(s string) string {
 	if s == "" {
 		return ""
 	}
-	return "\"" + s + "\""
+	return strconv.Quote(s)
 }
