@@ -270,6 +270,71 @@ const sleeperJava = `public class Sleeper {
 // startJava runs sleeperJava as a single-file program, as user uid if
 // uid >= 0.
 func startJava(t *testing.T, uid int) *exec.Cmd {
+	return startJavaProgram(t, uid, sleeperJava, "-Xmx64m")
+}
+
+// bigJava is a JVM program that holds 160 MB in two and a half million small
+// objects, so that a dump of it takes seconds.
+const bigJava = `public class Sleeper {
+	static Object[] keep = new Object[2500000];
+	long a, b, c, d, e, f;
+	public static void main(String[] a) throws Exception {
+		for (int i = 0; i < keep.length; i++) keep[i] = new Sleeper();
+		System.out.println("ready");
+		Thread.sleep(600000);
+	}
+}
+`
+
+// TestSnapshotJavaInterrupt sends SIGINT to a heapscope binary while the
+// JVM writes its dump: heapscope waits for jcmd, removes the partial
+// dump and exits 130; the JVM still runs, and a capture after it works.
+func TestSnapshotJavaInterrupt(t *testing.T) {
+	bin := heapscopeBinary(t)
+	jvm := startJavaProgram(t, -1, bigJava, "-Xmx512m")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "big.hprof")
+	hs := exec.Command(bin, "snapshot", "--java", strconv.Itoa(jvm.Process.Pid), "-o", out)
+	var stderr bytes.Buffer
+	hs.Stderr = &stderr
+	if err := hs.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- hs.Wait() }()
+	// Mid-dump: the JVM has written part of the temporary file.
+	for writing := false; !writing; {
+		select {
+		case err := <-exited:
+			t.Fatalf("heapscope ended before the interrupt: %v\n%s", err, stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if fi, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".heapscope-") && fi.Size() > 0 {
+				writing = true
+			}
+		}
+	}
+	hs.Process.Signal(syscall.SIGINT)
+	err := <-exited
+	if code := hs.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("heapscope exit %d (%v), want 130; stderr:\n%s", code, err, stderr.String())
+	}
+	assertOnly(t, dir)
+	if err := jvm.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("the JVM did not survive the interrupted dump: %v", err)
+	}
+	var so, se bytes.Buffer
+	if err := run([]string{"snapshot", "--java", strconv.Itoa(jvm.Process.Pid), "-o", out}, &so, &se); err != nil {
+		t.Fatalf("a capture after the interrupted one: %v\n%s", err, se.String())
+	}
+	assertOnly(t, dir, "big.hprof")
+}
+
+// startJavaProgram runs the Java source prog (class Sleeper) as a
+// single-file program with the JVM flag xmx, as user uid if uid >= 0.
+func startJavaProgram(t *testing.T, uid int, prog, xmx string) *exec.Cmd {
 	t.Helper()
 	for _, tool := range []string{"java", "jcmd"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -284,10 +349,10 @@ func startJava(t *testing.T, uid int) *exec.Cmd {
 	t.Cleanup(func() { os.RemoveAll(src) })
 	os.Chmod(src, 0o755)
 	file := filepath.Join(src, "Sleeper.java")
-	if err := os.WriteFile(file, []byte(sleeperJava), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(prog), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("java", "-Xmx64m", file)
+	cmd := exec.Command("java", xmx, file)
 	if uid >= 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
 	}
