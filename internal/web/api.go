@@ -23,6 +23,7 @@ type objectJSON struct {
 	ID       string `json:"id"`
 	Addr     string `json:"addr,omitempty"`
 	Type     string `json:"type"`
+	Name     string `json:"name,omitempty"` // its own name (g.Name: "class java.util.HashMap"), shown in place of its type
 	Value    string `json:"value,omitempty"`
 	Edge     string `json:"edge,omitempty"`
 	Shallow  uint64 `json:"shallow_bytes"`
@@ -57,6 +58,9 @@ func objectOf(g *heap.Graph, t *analyze.DomTree, id heap.ObjectID) objectJSON {
 		return o
 	}
 	o := objectJSON{ID: idText(id), Addr: addrText(g.Addr(id)), Type: g.TypeName(g.Type(id)), Shallow: g.Size(id)}
+	if name, ok := g.Name(id); ok {
+		o.Name = name
+	}
 	if v, ok := g.Value(id); ok {
 		o.Value = shorten(v)
 	}
@@ -79,6 +83,7 @@ type stepJSON struct {
 	ID   string `json:"id"`
 	Addr string `json:"addr"`
 	Type string `json:"type"`
+	Name string `json:"name,omitempty"`
 	Edge string `json:"edge,omitempty"`
 	Kind string `json:"kind,omitempty"`
 }
@@ -86,7 +91,7 @@ type stepJSON struct {
 func pathOf(g *heap.Graph, p analyze.Path) pathJSON {
 	out := pathJSON{Text: report.PathText(p), RootKind: p.RootKind.String(), RootName: p.RootName, Steps: []stepJSON{}}
 	for i, s := range p.Steps {
-		st := stepJSON{ID: idText(s.Object), Addr: addrText(g.Addr(s.Object)), Type: s.Type, Edge: s.Edge}
+		st := stepJSON{ID: idText(s.Object), Addr: addrText(g.Addr(s.Object)), Type: s.Type, Name: s.Name, Edge: s.Edge}
 		if i > 0 {
 			st.Kind = s.Kind.String()
 		}

@@ -390,3 +390,53 @@ func TestLeakDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestNames: an object with a name of its own (a JVM class object) carries
+// it beside its type, in the tree, in an object's description and in
+// the steps of a path, for the page to show "class app.SessionCache" where it
+// would show java.lang.Class.
+func TestNames(t *testing.T) {
+	srv := httptest.NewServer(Handler([]*Snapshot{snapshot(t, "named")}, Options{}))
+	defer srv.Close()
+	get := func(path string, v any) {
+		t.Helper()
+		res, err := srv.Client().Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+	}
+	type obj struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+		Name string `json:"name"`
+	}
+	var kids struct {
+		Rows []obj `json:"rows"`
+	}
+	get("/api/snapshots/0/children/root", &kids)
+	if len(kids.Rows) != 1 || kids.Rows[0].Type != "java.lang.Class" || kids.Rows[0].Name != "class app.SessionCache" {
+		t.Fatalf("the top of the tree: %+v, want the class object with its name", kids.Rows)
+	}
+	var why struct {
+		Rows []struct {
+			Sample struct {
+				Steps []obj `json:"steps"`
+			} `json:"sample"`
+		} `json:"rows"`
+	}
+	get("/api/snapshots/0/why?type=app.Session", &why)
+	if len(why.Rows) == 0 || len(why.Rows[0].Sample.Steps) == 0 || why.Rows[0].Sample.Steps[0].Name != "class app.SessionCache" {
+		t.Errorf("why app.Session: %+v, want the path's first step named", why.Rows)
+	}
+	var node struct {
+		Object obj `json:"object"`
+	}
+	get("/api/snapshots/0/object/"+kids.Rows[0].ID, &node)
+	if node.Object.Name != "class app.SessionCache" {
+		t.Errorf("object %s: %+v, want its name", kids.Rows[0].ID, node.Object)
+	}
+}

@@ -141,7 +141,7 @@
 
     api(`/api/snapshots/${s}/object/${id}`).then((info) => {
       crumbs.replaceChildren(...[...info.dominators, info.object].map((o, i, all) => {
-        const label = o.id === 'root' ? '(all roots)' : o.type;
+        const label = o.id === 'root' ? '(all roots)' : HS.nameOf(o);
         return [i > 0 ? ' › ' : '', i === all.length - 1 ? el('b', { text: label }) : el('a', { href: treeLink(s, o.id), text: label, title: HS.objectText(o) })];
       }).flat());
       if (info.path) crumbs.append(el('div', { class: 'held-by' }, 'held by ', HS.pathView(info.path.text, info.path, stepLink(s))));
@@ -206,7 +206,7 @@
   async function drawTreemap(s, id, box) {
     let node;
     try { node = await api(`/api/snapshots/${s}/treemap/${id}`); } catch (err) { box.replaceChildren(failure(err)); box.classList.add('failed'); return; }
-    const label = (o) => (o.edge ? o.edge + ' ' : '') + o.type + (o.value ? ' ' + JSON.stringify(o.value.length > 40 ? o.value.slice(0, 40) + '…' : o.value) : '');
+    const label = (o) => (o.edge ? o.edge + ' ' : '') + HS.nameOf(o) + (o.value ? ' ' + JSON.stringify(o.value.length > 40 ? o.value.slice(0, 40) + '…' : o.value) : '');
     const extra = (o) => {
       const out = [];
       if (o.shallow_bytes > 0 && o.id !== 'root') out.push({ name: '(itself)', value: o.shallow_bytes, itemStyle: { color: '#d9d9d9' } });
@@ -292,12 +292,12 @@
     const box = el('div', {}, el('p', { class: 'loading', text: 'computing the dominator tree…' }));
     api(`/api/snapshots/${s}/top`).then((d) => {
       const objs = new Table({
-        name: 'top-objects', source: HS.localSource(d.objects, (o) => o.type), limit: 20,
+        name: 'top-objects', source: HS.localSource(d.objects, (o) => HS.nameOf(o) + ' ' + o.type), limit: 20,
         columns: [
           { key: 'retained_bytes', label: 'retained', num: true, cell: (o) => bytes(o.retained_bytes) },
           { key: 'shallow_bytes', label: 'shallow', num: true, cell: (o) => bytes(o.shallow_bytes) },
           { key: 'type', label: 'object', cell: (o) => objectLink(s, o) },
-          { key: 'dominators', label: 'dominated by', sort: false, cell: (o) => (o.dominators.length ? el('span', {}, o.dominators.map((d, i) => [i ? ' › ' : '', el('a', { href: treeLink(s, d.id), text: d.type })]).flat()) : '-') },
+          { key: 'dominators', label: 'dominated by', sort: false, cell: (o) => (o.dominators.length ? el('span', {}, o.dominators.map((d, i) => [i ? ' › ' : '', el('a', { href: treeLink(s, d.id), text: HS.nameOf(d) })]).flat()) : '-') },
           { key: 'path', label: 'held by', sort: false, cell: (o) => (o.path ? HS.pathView(o.path.text, o.path, stepLink(s)) : '') },
         ],
       });

@@ -43,11 +43,15 @@ const HS = (() => {
     return e;
   }
 
+  // nameOf is what names an object: its own name ("class java.util.HashMap",
+  // "onConfigChange (closure)") when it has one, else its type.
+  const nameOf = (o) => o.name || o.type;
+
   // objectText names an object as the command line does: "app.Item@0x3000",
   // with its value quoted.
   function objectText(o) {
     if (o.id === 'root') return '(all roots)';
-    let s = o.type + '@' + o.addr;
+    let s = nameOf(o) + '@' + o.addr;
     if (o.value) s += ' ' + JSON.stringify(o.value);
     return s;
   }
@@ -147,7 +151,7 @@ const HS = (() => {
     const steps = path.steps || [];
     return el('ol', { class: 'steps' }, steps.map((s, i) => {
       const label = (i === 0 ? (path.root || [path.root_kind, path.root_name].filter(Boolean).join(' ')) + ' → ' : '') +
-        (s.edge ? s.edge + ' ' : '') + s.type + (s.addr ? '@' + s.addr : '');
+        (s.edge ? s.edge + ' ' : '') + nameOf(s) + (s.addr ? '@' + s.addr : '');
       const href = link ? link(s) : null;
       return el('li', { class: s.kind === 'weak' ? 'weak' : null }, href ? el('a', { href, text: label }) : label);
     }));
@@ -203,7 +207,7 @@ const HS = (() => {
   }
 
   return {
-    bytes, signedBytes, count, signedCount, signedFloat, series, growthText, growthSeries, el, objectText, localSource, Table,
+    bytes, signedBytes, count, signedCount, signedFloat, series, growthText, growthSeries, el, nameOf, objectText, localSource, Table,
     pathSteps, pathView, chart, lineChart, barChart, basename, overviewText,
   };
 })();

@@ -69,7 +69,7 @@
           { key: 'shallow_bytes', label: 'shallow', num: true, cell: (r) => bytes(r.shallow_bytes) },
           { key: 'type', label: 'type' },
         ])),
-      section('Objects that retain the most', table('top-objects', objs, (o) => o.type + ' ' + o.path, [
+      section('Objects that retain the most', table('top-objects', objs, (o) => HS.nameOf(o) + ' ' + o.type + ' ' + o.path, [
         { key: 'retained_bytes', label: 'retained', num: true, cell: (o) => bytes(o.retained_bytes) },
         { key: 'shallow_bytes', label: 'shallow', num: true, cell: (o) => bytes(o.shallow_bytes) },
         { key: 'type', label: 'object', cell: (o) => el('span', { class: 'object', text: HS.objectText(o) }) },
