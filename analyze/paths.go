@@ -20,9 +20,13 @@ type PathOptions struct {
 // Retainers is a breadth-first search tree from the super-root: for every
 // object it reaches, the edge by which a shortest path reaches it. Ties
 // go to the first root (g.Roots() order, then extra roots) and then the
-// first edge in edge order, so paths are deterministic. Memory: 12 bytes
-// per object during the search, 8 kept, and 8 more once [MergePaths]
-// has used it. It is safe for concurrent use.
+// first edge in edge order, so paths are deterministic. An object with
+// [heap.FlagTransient] (what it holds depends on the moment the snapshot
+// was written) is searched from only after every object the others
+// reach: a path goes through it only to objects no other path reaches,
+// however much shorter it would be. Memory: 12 bytes per object during
+// the search, 8 kept, and 8 more once [MergePaths] has used it. It is
+// safe for concurrent use.
 type Retainers struct {
 	g      *heap.Graph
 	parent []uint32     // object -> previous object, SuperRoot or Unreachable
@@ -50,15 +54,25 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 	}
 	isRoot := rootBits(g)
 	queue := make([]uint32, 0, min(n, 1<<16))
+	var late []uint32 // transient objects reached, searched from once the queue is empty
 	for i, root := range r.roots {
 		if r.parent[root.Object] == uint32(Unreachable) {
 			r.parent[root.Object] = uint32(SuperRoot)
 			r.via[root.Object] = heap.Label(i)
-			queue = append(queue, uint32(root.Object))
+			if g.Flags(root.Object)&heap.FlagTransient != 0 {
+				late = append(late, uint32(root.Object))
+			} else {
+				queue = append(queue, uint32(root.Object))
+			}
 		}
 	}
 	edges := g.AllEdges()
-	for head := 0; head < len(queue); head++ {
+	for head := 0; head < len(queue) || len(late) > 0; head++ {
+		if head == len(queue) {
+			// Every object that others reach has its path: now the
+			// objects only transient ones hold.
+			queue, late = append(queue, late...), late[:0]
+		}
 		v := heap.ObjectID(queue[head])
 		s, e := g.EdgeRange(v)
 		for _, ed := range edges[s:e] {
@@ -70,7 +84,11 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 			}
 			r.parent[ed.To] = uint32(v)
 			r.via[ed.To] = ed.Label
-			queue = append(queue, uint32(ed.To))
+			if g.Flags(ed.To)&heap.FlagTransient != 0 {
+				late = append(late, uint32(ed.To))
+			} else {
+				queue = append(queue, uint32(ed.To))
+			}
 		}
 	}
 	return r

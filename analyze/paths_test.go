@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/heapscope/heapscope/heap"
@@ -135,5 +136,65 @@ x X 10
 	p, ok := ShortestPaths(g, PathOptions{IncludeWeak: true}).Path(1)
 	if !ok || p.Steps[1].Kind != heap.Weak || p.Steps[1].Edge != "ref" {
 		t.Errorf("IncludeWeak: %+v, %v", p, ok)
+	}
+}
+
+// transientGraph is V8's shape when a snapshot is written while an
+// optimizing compiler job is in flight: the job's handles, under
+// "(Handle scope)", hold the module's Map one step below the sub-root,
+// nearer than the program's path (the module function's context, on the
+// stack). The handle scope also holds an object nothing else holds.
+const transientGraph = `
+root vm r
+r (synthetic) 0 -> [1]=gc
+gc (synthetic) 0 -> [7]=stack [11]=hs
+stack (synthetic) 0 -> internal:[1]=ctx
+hs (synthetic) 0 -> internal:[1]=m internal:[2]=only
+ctx Context 10 -> contexts=m
+m Map 10 -> table=t
+t (array) 10 -> [0]=item
+item Item 10
+only Only 10 -> x=deep
+deep Deep 10
+flags r synthetic
+flags gc synthetic
+flags stack synthetic
+`
+
+// TestPathsTransient: a path goes through a transient object only to
+// what nothing else holds, however much shorter it would be.
+func TestPathsTransient(t *testing.T) {
+	steps := func(p Path) string {
+		var s []string
+		for _, st := range p.Steps[1:] {
+			s = append(s, st.Edge+" "+st.Type)
+		}
+		return strings.Join(s, " -> ")
+	}
+	// Without the flag the handle scope's path is the shorter: the
+	// graph sets up what the flag must change.
+	g := heaptest.MustParse(t, transientGraph+"flags hs synthetic\n")
+	p, _ := ShortestPaths(g, PathOptions{}).Path(7) // item
+	if want := "[1] (synthetic) -> [11] (synthetic) -> [1] Map -> table (array) -> [0] Item"; steps(p) != want {
+		t.Fatalf("without the flag: %s\nwant %s", steps(p), want)
+	}
+	g = heaptest.MustParse(t, transientGraph+"flags hs synthetic,transient\n")
+	r := ShortestPaths(g, PathOptions{})
+	for _, c := range []struct {
+		id   heap.ObjectID
+		want string
+	}{
+		{7, "[1] (synthetic) -> [7] (synthetic) -> [1] Context -> contexts Map -> table (array) -> [0] Item"},
+		{5, "[1] (synthetic) -> [7] (synthetic) -> [1] Context -> contexts Map"},
+		{8, "[1] (synthetic) -> [11] (synthetic) -> [2] Only"},
+		{9, "[1] (synthetic) -> [11] (synthetic) -> [2] Only -> x Deep"},
+		{3, "[1] (synthetic) -> [11] (synthetic)"},
+	} {
+		p, ok := r.Path(c.id)
+		if !ok {
+			t.Errorf("no path to %d", c.id)
+		} else if steps(p) != c.want {
+			t.Errorf("path to %d: %s\nwant %s", c.id, steps(p), c.want)
+		}
 	}
 }

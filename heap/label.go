@@ -147,6 +147,12 @@ const (
 	FlagOpaque
 	// FlagSynthetic marks objects the reader made up (V8 synthetic roots).
 	FlagSynthetic
+	// FlagTransient marks an object whose references hold only while the
+	// snapshot is written: V8's "(Handle scope)", the local handles of the
+	// native code running then and of optimizing compiler jobs in flight.
+	// What it holds depends on the moment, so a shortest path goes
+	// through it only to objects no other path reaches.
+	FlagTransient
 )
 
 // Warning is a problem found in the input that did not stop reading.

@@ -45,7 +45,16 @@
 // of kind [heap.RootVM] named "(root)". V8's (GC roots) and its sub-roots
 // are ordinary objects under it, reached by element edges, and the user
 // global objects hang off the root by shortcut edges, which retain from
-// the root only. Synthetic nodes get [heap.FlagSynthetic].
+// the root only. Synthetic nodes get [heap.FlagSynthetic]. Two sub-roots
+// also get [heap.FlagTransient], as what they hold depends on the moment
+// V8 writes the snapshot: "(Handle scope)", the local handles of the
+// native code running then, and the second "(Strong roots)" (V8 names
+// two sub-roots so: the heap's strong root list, then the roots
+// registered for the time of one task, identity maps and serializers).
+// An optimizing compiler job in flight on another thread holds the
+// objects it compiles against in both, one step below the sub-root and
+// so nearer than the program's own path to them; a snapshot written
+// under load often has one in flight.
 //
 // Value labels (unless [Options].SkipValues): string, concatenated and
 // sliced string nodes get the first 64 characters of their text, closures

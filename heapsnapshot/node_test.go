@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/heapscope/heapscope/heap"
@@ -191,8 +192,9 @@ func TestNodeSnapshots(t *testing.T) {
 					NodeFields []string `json:"node_fields"`
 				} `json:"meta"`
 			} `json:"snapshot"`
-			Nodes []uint64 `json:"nodes"`
-			Edges []uint64 `json:"edges"`
+			Nodes   []uint64 `json:"nodes"`
+			Edges   []uint64 `json:"edges"`
+			Strings []string `json:"strings"`
 		}
 		if err := json.Unmarshal(data, &raw); err != nil {
 			t.Fatal(err)
@@ -205,6 +207,29 @@ func TestNodeSnapshots(t *testing.T) {
 		if g.TotalSize() != size || g.NumObjects() != len(raw.Nodes)/nf || g.NumEdges() != len(raw.Edges)/3 {
 			t.Errorf("%s: %d objects %d edges %d bytes, file says %d %d %d", filepath.Base(p),
 				g.NumObjects(), g.NumEdges(), g.TotalSize(), len(raw.Nodes)/nf, len(raw.Edges)/3, size)
+		}
+		// Transient: "(Handle scope)" and the second "(Strong roots)",
+		// found by name in the file (node name is field 1).
+		var want []heap.ObjectID
+		strong := 0
+		for i := 0; i < len(raw.Nodes); i += nf {
+			switch raw.Strings[raw.Nodes[i+1]] {
+			case "(Handle scope)":
+				want = append(want, heap.ObjectID(i/nf))
+			case "(Strong roots)":
+				if strong++; strong == 2 {
+					want = append(want, heap.ObjectID(i/nf))
+				}
+			}
+		}
+		var got []heap.ObjectID
+		for id := range g.Objects() {
+			if g.Flags(id)&heap.FlagTransient != 0 {
+				got = append(got, id)
+			}
+		}
+		if len(want) != 2 || !slices.Equal(got, want) {
+			t.Errorf("%s: transient objects %v, want %v", filepath.Base(p), got, want)
 		}
 	}
 }

@@ -813,10 +813,24 @@ func (rd *reader) build() (*heap.Graph, error) {
 	}
 	byName = nil
 	if synthetic >= 0 {
+		strongRoots := 0
 		for i, t := range rd.ntype {
-			if int(t) == synthetic {
-				b.SetFlags(heap.ObjectID(i), heap.FlagSynthetic)
+			if int(t) != synthetic {
+				continue
 			}
+			fl := heap.FlagSynthetic
+			switch string(rd.str(rd.nname[i])) {
+			case "(Handle scope)":
+				fl |= heap.FlagTransient
+			case "(Strong roots)":
+				// Two sub-roots have this name, in this order: the
+				// heap's list of strong roots, then the roots registered
+				// for the time of one task (identity maps, serializers).
+				if strongRoots++; strongRoots == 2 {
+					fl |= heap.FlagTransient
+				}
+			}
+			b.SetFlags(heap.ObjectID(i), fl)
 		}
 	}
 	if !rd.opt.SkipValues && rd.use != nil {

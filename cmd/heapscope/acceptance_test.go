@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/heapscope/heapscope/agent"
+	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/heapfile"
 )
 
 // leakFindings runs heapscope leaks --json on three snapshots and returns
@@ -108,6 +110,56 @@ func TestNodeLeaks(t *testing.T) {
 		}
 		if r.Type == "CacheEntry" && r.New < 50 {
 			t.Errorf("diff: %d new CacheEntry, want all 50 of the bounded cache replaced", r.New)
+		}
+	}
+}
+
+// TestNodeTransientRoots runs a real node program that writes its
+// snapshots while V8 itself holds the program's objects for a moment (a
+// JSON.stringify, a v8.serialize in progress), the way an optimizing
+// compiler job in flight holds them when a snapshot is written under
+// load: why still goes through the program's own Map, although V8's
+// handles and identity map hold the Map or its Items by shorter paths.
+func TestNodeTransientRoots(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("node", filepath.Join("testdata", "transient.js"), dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		snap, held string // what V8 held when it wrote the snapshot
+	}{
+		{"handles", "Map"},
+		{"identity", "Item"},
+	} {
+		snap := filepath.Join(dir, c.snap+".heapsnapshot")
+		// The snapshot sets up what is checked: V8's synthetic roots
+		// hold the objects directly, one step below the GC roots.
+		g, err := heapfile.Open(snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byRoot := 0
+		for v := range g.Objects() {
+			if g.Flags(v)&heap.FlagSynthetic == 0 {
+				continue
+			}
+			for _, e := range g.Edges(v) {
+				if g.TypeName(g.Type(e.To)) == c.held {
+					byRoot++
+				}
+			}
+		}
+		if want := map[string]int{"Map": 1, "Item": 100}[c.held]; byRoot < want {
+			t.Fatalf("%s: V8's roots hold %d %s directly, want %d: the program no longer sets up the case", c.snap, byRoot, c.held, want)
+		}
+		why := whyText(t, snap, "Item")
+		if !strings.Contains(why, "Item selects 100 objects held by 1 paths") ||
+			!strings.Contains(why, "system / Context -> held Map -> table (array) -> [*] Item") {
+			t.Errorf("%s: why Item does not go through the program's Map:\n%s", c.snap, why)
 		}
 	}
 }

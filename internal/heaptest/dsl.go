@@ -21,7 +21,7 @@ import (
 //	name NAME TEXT...           (the object's own name, see heap.Graph.Name)
 //	refcount NAME N
 //	digest NAME N
-//	flags NAME FLAG[,FLAG...]   (gctracked, immortal, opaque, synthetic)
+//	flags NAME FLAG[,FLAG...]   (gctracked, immortal, opaque, synthetic, transient)
 //	runtime NAME
 //
 // where EDGE is TARGET, LABEL=TARGET, [I]=TARGET (I a number: an index), or any of these prefixed
@@ -176,6 +176,8 @@ func Parse(src string) (*heap.Graph, error) {
 					fl |= heap.FlagOpaque
 				case "synthetic":
 					fl |= heap.FlagSynthetic
+				case "transient":
+					fl |= heap.FlagTransient
 				default:
 					return nil, fmt.Errorf("line %d: unknown flag %q", n+1, name)
 				}
