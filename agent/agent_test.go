@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -629,21 +630,31 @@ func TestRunMode(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
 		t.Fatalf("runmode.py without heapscope: %v, want exit status 3", err)
 	}
+	// The program waits for the snapshots it needs to see (files that
+	// appear in OUT), never for a length of time.
 	cases := []struct {
 		name string
-		args []string
+		args []string // OUT is the output directory
 		opts RunOptions
-		want []string // reasons in order
+		want []string // reasons in order; nil: see below
 	}{
 		{"exit", []string{"plain"}, RunOptions{AtExit: true}, []string{"exit"}},
 		{"signal", []string{"signal"}, RunOptions{AtExit: true, Signal: "SIGUSR2"}, []string{"signal", "exit"}},
-		{"interval", []string{"sleep", "2"}, RunOptions{AtExit: true, Every: 300 * time.Millisecond}, nil},
+		{"interval", []string{"wait", "OUT", "2"}, RunOptions{AtExit: true, Every: 300 * time.Millisecond}, nil},
+		// Interval snapshots fall due while signal snapshots are taken:
+		// they wait their turn, with no message and no gap in the numbers.
+		// Censuses: the turns are the same, and the captures quicker.
+		{"overlap", []string{"signals", "OUT", "4"}, RunOptions{AtExit: true, Signal: "SIGUSR2", Every: time.Millisecond, Census: true}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()
 			c.opts.OutDir = out
-			cmd := exec.Command(py, append([]string{testdata("runmode.py")}, c.args...)...)
+			args := []string{testdata("runmode.py")}
+			for _, a := range c.args {
+				args = append(args, strings.ReplaceAll(a, "OUT", out))
+			}
+			cmd := exec.Command(py, args...)
 			cmd.Env = Env(base, c.opts)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -688,12 +699,23 @@ func TestRunMode(t *testing.T) {
 					t.Errorf("%s: meta reason %q", n, got)
 				}
 			}
-			if c.want == nil {
+			switch {
+			case c.name == "interval":
 				if len(reasons) < 3 || reasons[0] != "interval" || reasons[1] != "interval" ||
 					reasons[len(reasons)-1] != "exit" {
 					t.Errorf("snapshots %v, want at least two interval snapshots then exit", names)
 				}
-			} else if strings.Join(reasons, ",") != strings.Join(c.want, ",") {
+			case c.name == "overlap":
+				signals := 0
+				for _, r := range reasons {
+					if r == "signal" {
+						signals++
+					}
+				}
+				if signals != 4 || reasons[len(reasons)-1] != "exit" || slices.Index(reasons, "interval") < 0 {
+					t.Errorf("snapshots %v, want 4 signal and some interval snapshots, then exit", names)
+				}
+			case strings.Join(reasons, ",") != strings.Join(c.want, ","):
 				t.Errorf("snapshots %v, want reasons %v", names, c.want)
 			}
 		})

@@ -22,9 +22,12 @@
 //
 // heapscope run -o DIR [--at-exit] [--signal SIGUSR2] [--every DURATION] -- python3 script.py ARGS
 // runs the command with the environment of [Env]. Snapshots appear in DIR
-// named NNNN-PID-REASON.pysnap (NNNN counts 0001, 0002, ... per process;
-// REASON is exit, signal or interval). The program's output, behaviour
-// and exit status are its own.
+// named NNNN-PID-REASON.pysnap (NNNN counts 0001, 0002, ... per process,
+// in the order the snapshots are taken, with no gap; REASON is exit,
+// signal or interval). An interval snapshot that falls due while another
+// is being taken waits for it, and none is taken once the program has
+// begun to exit. The program's output, behaviour and exit status are its
+// own.
 //
 // For a Node program, run sets NODE_OPTIONS=--require=<preload> (see
 // [NodePreload]); the preload reads the same variables and writes

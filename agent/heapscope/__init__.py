@@ -92,13 +92,21 @@ def _reraise_host(e):
 
 def _snapshot(path, values, max_value_len, collect, reason, block, edges=True):
     """block: wait for a capture another thread is taking (never for one
-    this thread is taking: a signal handler that interrupts it)."""
+    this thread is taking: a signal handler that interrupts it). path may
+    be a function, called once the capture is this thread's, that returns
+    the path or None to take nothing (run mode numbers its files so, in
+    the order they are taken)."""
     me = _thread.get_ident()
     if _owner[0] == me or not _lock.acquire(block):
-        _stderr("heapscope: a snapshot is already being taken; %s skipped" % path)
+        _stderr("heapscope: a snapshot is already being taken; %s skipped" % (
+            "the %s snapshot" % reason if callable(path) else path))
         return None
     _owner[0] = me
     try:
+        if callable(path):
+            path = path()
+            if path is None:
+                return None
         return _take(path, bool(values), max_value_len, bool(collect), reason, edges)
     finally:
         _owner[0] = None

@@ -185,7 +185,9 @@ def _loop(every):
         if _cfg["stop"]:
             break
         try:
-            take("interval", block=False)
+            # Waits for a capture in progress (a signal's, the program's
+            # own), then is taken unless the program has begun to exit.
+            take("interval", block=True)
         except BaseException:
             pass
         now = time.monotonic()
@@ -201,7 +203,10 @@ def _at_exit(enabled):
 
 
 def take(reason, block=True):
-    """Takes one snapshot into the output directory; returns its path or None."""
+    """Takes one snapshot into the output directory; returns its path or None.
+    The file is numbered once the capture is this thread's, so numbers
+    follow the order of the captures, with no gap; an interval snapshot
+    whose turn comes after the program began to exit is not taken."""
     try:
         pid = os.getpid()
         if pid != _cfg["pid"]:
@@ -210,11 +215,16 @@ def take(reason, block=True):
             with _count_lock:
                 _cfg["pid"] = pid
                 _cfg["n"] = 0
-        with _count_lock:
-            _cfg["n"] += 1
-            n = _cfg["n"]
-        path = os.path.join(_cfg["out"], "%04d-%d-%s.pysnap" % (n, pid, reason))
-        return _snapshot(path, _cfg["values"], _cfg["max_value_len"], _cfg["collect"], reason, block,
+
+        def name():
+            if reason == "interval" and _cfg["stop"]:
+                return None
+            with _count_lock:
+                _cfg["n"] += 1
+                n = _cfg["n"]
+            return os.path.join(_cfg["out"], "%04d-%d-%s.pysnap" % (n, pid, reason))
+
+        return _snapshot(name, _cfg["values"], _cfg["max_value_len"], _cfg["collect"], reason, block,
                          _cfg["edges"])
     except (KeyboardInterrupt, SystemExit):
         raise
