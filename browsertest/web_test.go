@@ -500,6 +500,9 @@ func whyPath(t *testing.T, b *browser, url string, c runtimeCase) {
 		t.Errorf("why %s does not show %q:\n%s", c.leaked, c.planted[0], text)
 	}
 	rowIdx := eval[int](t, b, fmt.Sprintf(`[...document.querySelectorAll('[data-table="why"] tbody tr')].findIndex(r => r.textContent.includes(%q))`, c.planted[0]))
+	if rowIdx < 0 {
+		t.Fatalf("no row of why %s shows %q: nothing to click", c.leaked, c.planted[0])
+	}
 	row := fmt.Sprintf(`[data-table="why"] tbody tr:nth-child(%d)`, rowIdx+1)
 	b.run(t, "open the sample path", chromedp.Click(chromedp.CSS(row+` details.path summary`)))
 	href := eval[string](t, b, fmt.Sprintf(`[...document.querySelectorAll(%q)].pop().getAttribute('href')`, row+` ol.steps a`))
