@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strconv"
 	"sync"
 	"unsafe"
 )
@@ -652,4 +653,19 @@ func sortSparse[T any](ids []ObjectID, vals []T, n int) ([]ObjectID, []T) {
 		w++
 	}
 	return ids[:w], vals[:w]
+}
+
+// IndexLabel returns the label of an edge of kind k that is element i of
+// its source, as [IndexLabel] does, but loses nothing: an index above
+// [MaxIndex] is interned as a name, its decimal text in brackets
+// ("[600000000]"), which [Graph.EdgeName] shows as it would an index.
+func (b *Builder) IndexLabel(k EdgeKind, i uint64) Label {
+	if i <= MaxIndex {
+		return IndexLabel(k, i)
+	}
+	s := b.String("[" + strconv.FormatUint(i, 10) + "]")
+	if s > labelValue {
+		return IndexLabel(k, i) // Build fails: too many strings
+	}
+	return NamedLabel(k, s)
 }

@@ -24,8 +24,14 @@
 // text), and names (8 B per named object, such as a class object). Interned
 // strings and type names are shared.
 //
-// Limits: at most 2^32-2 objects and 2^32-1 edges per graph; edge indices
-// up to 2^29-1 (larger indices are clamped and flagged by the reader).
+// Limits: at most 2^32-2 objects and 2^32-1 edges per graph. A label
+// holds indices up to 2^29-1; a larger index (a sparse JavaScript array's
+// a[600000000]) is kept exactly by [Builder.IndexLabel], which interns
+// its text ("[600000000]") as the edge's name, so that edges stay 8
+// bytes: such an edge costs one interned string (its text, 16 bytes of
+// string header and a table entry) per distinct large index, and reads
+// as a named edge ([Label.IsIndex] is false) whose name
+// [Graph.EdgeName] shows as an index.
 //
 // # Building
 //

@@ -69,7 +69,8 @@ func NamedLabel(k EdgeKind, s StringID) Label {
 }
 
 // IndexLabel returns the label of an edge of kind k that is element i of
-// its source (a list or array slot). Indices above [MaxIndex] are clamped.
+// its source (a list or array slot). Indices above [MaxIndex] are clamped;
+// [Builder.IndexLabel] keeps them, as names.
 func IndexLabel(k EdgeKind, i uint64) Label {
 	if i > MaxIndex {
 		i = MaxIndex

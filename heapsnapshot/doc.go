@@ -4,7 +4,9 @@
 //
 // # Reading
 //
-// [Read] streams: the JSON text is scanned once by a hand-written
+// [Read] and [Open] take the JSON text plain or gzip-compressed (as
+// `gzip app.heapsnapshot` writes it), decompressing as they go, up to
+// [Options].MaxDecompressed bytes. [Read] streams: the JSON text is scanned once by a hand-written
 // tokenizer, on its own goroutine ahead of the record handling, and never
 // held whole, so files beyond 2 GB read fine. Each node and edge goes
 // into the graph's builder as it is read (nodes typed, and edges given
@@ -30,13 +32,27 @@
 // Type names follow DevTools' calculateObjectNames: object and native
 // nodes are named by their node name ("LeakItem", "Map", "system /
 // Context", "Node / ContextifyContext"; "<div id=x>" is shortened to
-// "<div>"); hidden is "(system)", code "(compiled code)", closure
-// "Function", regexp "RegExp", and every other type "(" + type + ")":
-// "(string)", "(concatenated string)", "(sliced string)", "(array)",
-// "(number)", "(symbol)", "(bigint)", "(object shape)", "(synthetic)".
+// "<div>"); hidden is "(system)", code "(compiled code)", regexp
+// "RegExp", and every other type "(" + type + ")": "(string)",
+// "(concatenated string)", "(sliced string)", "(array)", "(number)",
+// "(symbol)", "(bigint)", "(object shape)". Two kinds are named the way
+// DevTools and memlab show them rather than by their group: a closure
+// by its function, "onRequest (closure)" ("(anonymous) (closure)" when
+// it has no name), and a synthetic node by its own name, "(GC roots)",
+// "(Handle scope)", "C++ roots", the nameless root "(root)".
+//
+// DOM state: when the snapshot has the detachedness node field (Chrome,
+// and Node for a few of its own objects), the state is propagated as
+// DevTools' propagateDOMState does: a native node keeps the state the
+// snapshot gives it; native nodes that an attached node reaches (over
+// every edge but hidden, invisible and weak ones) are attached, and the
+// ones only detached nodes reach are detached. The state does not pass
+// through JavaScript objects. Detached native nodes are named
+// "Detached " + their name: "Detached <div>", "Detached Text".
 //
 // Edges: element edges are strong and hidden edges internal, both
-// labelled by index ([heap.IndexLabel]); property and context edges are
+// labelled by index (an index beyond a label's index field, such as a
+// sparse array's a[600000000], is kept by [heap.Builder.IndexLabel]); property and context edges are
 // strong, internal edges internal, weak edges [heap.Weak] and shortcut
 // edges [heap.Shortcut], all named. Edge types this reader does not know
 // are read as strong, named, with a warning.
@@ -57,8 +73,9 @@
 // under load often has one in flight.
 //
 // Value labels (unless [Options].SkipValues): string, concatenated and
-// sliced string nodes get the first 64 characters of their text, closures
-// their function name, regexps their source, synthetic nodes their name.
+// sliced string nodes get the first 64 characters of their text, regexps
+// their source. (Closures and synthetic nodes carry their names in their
+// types.)
 // String nodes also get a digest, FNV-1a of the string's text as the
 // snapshot writes it (JSON-escaped): equal strings give equal digests.
 // V8 cuts strings to 1024 characters in snapshots; for a cut string the
@@ -94,9 +111,8 @@
 //     what they cost. Retained sizes are unaffected.
 //   - Plain "Object" nodes keep the class "Object"; DevTools renames them
 //     after their properties ("{a, b, c}") by interface inference.
-//   - No "Detached " prefix propagation (DOM detachedness), no distances
-//     and no allocation traces, samples or locations: those sections are
-//     skipped.
+//   - No distances and no allocation traces, samples or locations: those
+//     sections are skipped.
 //
 // # Errors
 //

@@ -146,13 +146,7 @@ func TestNodeSnapshots(t *testing.T) {
 	if g2.TypeName(g2.Type(e2.To)) != "LeakItem" || !e2.Label.IsIndex() || e2.Label.Index() != 2 || e2.Label.Kind() != heap.Strong {
 		t.Errorf("firstItems[2] is a %s, %v", g2.TypeName(g2.Type(e2.To)), e2.Label.Kind())
 	}
-	listeners := 0
-	for id := range g2.Objects() {
-		if v, ok := g2.Value(id); ok && v == "onTick" && g2.TypeName(g2.Type(id)) == "Function" {
-			listeners++
-		}
-	}
-	if listeners != 2000 {
+	if listeners, _ := countType(g2, "onTick (closure)"); listeners != 2000 {
 		t.Errorf("%d onTick functions, want 2000", listeners)
 	}
 

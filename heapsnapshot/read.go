@@ -1,9 +1,11 @@
 package heapsnapshot
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"runtime"
@@ -21,6 +23,12 @@ type Options struct {
 	// function names, regexp sources and synthetic root names. Reading is
 	// faster and the graph smaller; duplicate-string detection is lost.
 	SkipValues bool
+	// MaxDecompressed bounds the decompressed size of a gzip-compressed
+	// snapshot, in bytes; a stream that expands beyond it is an error. 0
+	// means the default: 64 times the compressed size (V8 snapshots
+	// compress about 7 times) and at least 1 GiB, or 64 GiB when the
+	// compressed size is unknown.
+	MaxDecompressed int64
 	// AllEdges keeps every edge with the kind its V8 type implies. By
 	// default the edges that DevTools deems non-essential for dominators
 	// (the WeakMap table-to-value edge, and edges from objects outside the
@@ -34,24 +42,29 @@ func Read(r io.Reader) (*heap.Graph, error) { return Options{}.Read(r) }
 // Open reads the snapshot in the named file with the default options.
 func Open(path string) (*heap.Graph, error) { return Options{}.Open(path) }
 
-// Open reads the snapshot in the named file, or named pipe: it streams,
-// and a pipe that no process writes to reads as empty, at once.
+// Open reads the snapshot in the named file, or named pipe, plain or
+// gzip-compressed: it streams, and a pipe that no process writes to
+// reads as empty, at once.
 func (o Options) Open(path string) (*heap.Graph, error) {
 	f, fi, err := input.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	size := int64(-1)
-	if fi.Mode().IsRegular() {
-		size = fi.Size()
+	if !fi.Mode().IsRegular() {
+		return o.Read(f) // a pipe: Read looks for gzip's magic as it streams
 	}
-	return o.read(f, size)
+	size := fi.Size()
+	var magic [2]byte
+	if n, _ := f.ReadAt(magic[:], 0); n == 2 && isGzip(magic[:]) {
+		return o.readGzip(f, size)
+	}
+	return o.read(f, size, size)
 }
 
-// Read reads a snapshot from r. It streams: the JSON text is never held
-// whole, only the numbers of the nodes and edges and the strings that
-// name things.
+// Read reads a snapshot from r, plain or gzip-compressed. It streams:
+// the JSON text is never held whole, only the numbers of the nodes and
+// edges and the strings that name things.
 func (o Options) Read(r io.Reader) (*heap.Graph, error) {
 	size := int64(-1)
 	if l, ok := r.(interface{ Len() int }); ok { // bytes.Reader, strings.Reader, bytes.Buffer
@@ -63,12 +76,24 @@ func (o Options) Read(r io.Reader) (*heap.Graph, error) {
 			}
 		}
 	}
-	return o.read(r, size)
+	br := bufio.NewReader(r)
+	if magic, _ := br.Peek(2); isGzip(magic) {
+		return o.readGzip(br, size)
+	}
+	return o.read(br, size, size)
 }
 
 // Match reports whether prefix, the first bytes of a file, looks like a
-// V8 heap snapshot: a JSON object whose first key is "snapshot".
+// V8 heap snapshot: a JSON object whose first key is "snapshot", or a
+// gzip stream whose decompressed text starts so.
 func Match(prefix []byte) bool {
+	if isGzip(prefix) {
+		return matchGzip(prefix)
+	}
+	return matchPlain(prefix)
+}
+
+func matchPlain(prefix []byte) bool {
 	p := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
 	p = bytes.TrimLeft(p, " \t\r\n")
 	if len(p) == 0 || p[0] != '{' {
@@ -100,6 +125,7 @@ type reader struct {
 	// Layout, from snapshot.meta.
 	nf                                   int // node fields
 	fType, fName, fID, fSize, fEdgeCount int
+	fDetached                            int // -1 when the snapshot has no detachedness
 	nodeTypes                            []string
 	ef                                   int // edge fields
 	eType, eName, eTo                    int
@@ -126,6 +152,7 @@ type reader struct {
 	nidHi   map[uint32]uint32 // high 32 bits of the ids that have them, by ordinal
 	nedges  []uint32          // edge count per node
 	ssize   []uint32          // self size of each string node (for digests); MaxUint32: in bigSize
+	dstate  []uint8           // DOM state per node (1 attached, 2 detached); nil until one is known
 	bigSize map[uint32]uint64 // self sizes of string nodes beyond 32 bits, by ordinal
 
 	// Edges, one entry per edge, in the builder (heap.Builder.Edge as
@@ -147,7 +174,7 @@ type reader struct {
 
 	maxName    int64 // largest string index named; -1 for none
 	maxNameOff int64
-	bigIndex   int // element indices above heap.MaxIndex
+	bigIndex   map[uint32]uint64 // by edge: element and hidden indices from heap.MaxIndex up
 
 	// Strings, by index (only those the graph needs), in one arena:
 	// string i is sdata[soff[i]:soff[i+1]].
@@ -204,8 +231,10 @@ func (rd *reader) str(i uint32) []byte {
 	return rd.sdata[rd.soff[i]:rd.soff[i+1]]
 }
 
-func (o Options) read(r io.Reader, size int64) (*heap.Graph, error) {
-	rd := &reader{opt: o, s: newScanner(r, size), size: size, nodeCount: -1, edgeCount: -1, maxName: -1}
+// read reads a snapshot of size bytes (-1 if unknown) from r; hint is
+// what the reader may assume of the size to preallocate (-1: nothing).
+func (o Options) read(r io.Reader, size, hint int64) (*heap.Graph, error) {
+	rd := &reader{opt: o, s: newScanner(r, size), size: hint, nodeCount: -1, edgeCount: -1, maxName: -1}
 	if err := rd.parse(); err != nil {
 		return nil, err
 	}
@@ -415,6 +444,7 @@ func (rd *reader) header() error {
 			return s.errorf(off, "root_index %d is not a multiple of %d", rd.rootIndex, rd.nf)
 		}
 	}
+	rd.fDetached = slices.Index(m.NodeFields, "detachedness")
 	rd.title = h.Title
 	return nil
 }
@@ -447,7 +477,7 @@ func (rd *reader) nodes() error {
 	rd.nidLo = make([]uint32, 0, c)
 	rd.nedges = make([]uint32, 0, c+1) // build appends one
 	ntypes := uint64(len(rd.nodeTypes))
-	fType, fName, fID, fSize, fEC := rd.fType, rd.fName, rd.fID, rd.fSize, rd.fEdgeCount
+	fType, fName, fID, fSize, fEC, fDet := rd.fType, rd.fName, rd.fID, rd.fSize, rd.fEdgeCount, rd.fDetached
 	maxNodes := int64(math.MaxUint32 - 2)
 	if rd.nodeCount >= 0 {
 		maxNodes = min(maxNodes, rd.nodeCount)
@@ -478,6 +508,15 @@ func (rd *reader) nodes() error {
 					rd.nidHi = map[uint32]uint32{}
 				}
 				rd.nidHi[uint32(len(rd.ntype))] = uint32(id >> 32)
+			}
+			if fDet >= 0 {
+				if d := rec[fDet]; (d == domAttached || d == domDetached) || rd.dstate != nil {
+					if d != domAttached && d != domDetached {
+						d = 0
+					}
+					rd.dstate = padTo(rd.dstate, len(rd.ntype))
+					rd.dstate = append(rd.dstate, uint8(d))
+				}
 			}
 			rd.ntype = append(rd.ntype, uint8(t))
 			rd.nname = append(rd.nname, uint32(name))
@@ -572,8 +611,12 @@ func (rd *reader) edges() error {
 				return s.errorf(off, "to_node %d out of range: %d nodes", to, limit/nf)
 			}
 			if isIndex[t] {
-				if name > heap.MaxIndex {
-					rd.bigIndex++
+				if name >= heap.MaxIndex {
+					// Kept aside: the label's index field is too narrow.
+					if rd.bigIndex == nil {
+						rd.bigIndex = map[uint32]uint64{}
+					}
+					rd.bigIndex[uint32(rd.nedge)] = name
 					name = heap.MaxIndex
 				}
 			} else {
@@ -656,17 +699,13 @@ func (rd *reader) markUses() error {
 	nodeUse := make([]uint8, len(rd.nodeTypes))
 	for i, t := range rd.nodeTypes {
 		switch t {
-		case "object", "native":
+		case "object", "native", "closure", "synthetic":
+			// Named by their name; "(Document DOM trees)" is a synthetic
+			// node the page-owned objects start from.
 			nodeUse[i] = useName
-		case "string", "concatenated string", "sliced string", "closure", "regexp":
+		case "string", "concatenated string", "sliced string", "regexp":
 			if !rd.opt.SkipValues {
 				nodeUse[i] = useValue
-			}
-		case "synthetic":
-			// Needed whole for "(Document DOM trees)"; few.
-			nodeUse[i] = useName
-			if !rd.opt.SkipValues {
-				nodeUse[i] |= useValue
 			}
 		}
 	}
@@ -765,48 +804,74 @@ func (rd *reader) build() (*heap.Graph, error) {
 	demoteCh := make(chan []uint64, 1)
 	go func() { demoteCh <- rd.nonEssential(start, internalType, weakType) }()
 
-	// Class names per node type, and per name for objects and natives.
+	// Class names per node type, and per name for the named types.
 	const unset = ^heap.TypeID(0)
 	byType := make([]heap.TypeID, len(rd.nodeTypes))
-	isNamed := make([]bool, len(rd.nodeTypes))
+	naming := make([]func(string) string, len(rd.nodeTypes))
 	hasValue := make([]bool, len(rd.nodeTypes))
 	synthetic := -1
+	closure := uint8(255)
 	for i, t := range rd.nodeTypes {
 		switch t {
-		case "string", "concatenated string", "sliced string", "closure", "regexp", "synthetic":
+		case "string", "concatenated string", "sliced string", "regexp":
 			hasValue[i] = true
 		}
 		switch t {
 		case "object", "native":
-			isNamed[i] = true
+			naming[i] = shortClass
+			continue
+		case "closure":
+			naming[i] = closureClass
+			closure = uint8(i)
+			continue
+		case "synthetic":
+			naming[i] = syntheticClass
+			synthetic = i
 			continue
 		case "hidden":
 			byType[i] = b.Type("(system)")
 		case "code":
 			byType[i] = b.Type("(compiled code)")
-		case "closure":
-			byType[i] = b.Type("Function")
 		case "regexp":
 			byType[i] = b.Type("RegExp")
 		default:
 			byType[i] = b.Type("(" + t + ")")
 		}
-		if t == "synthetic" {
-			synthetic = i
-		}
 	}
+	detached := rd.detached(start)
 	byName := make([]heap.TypeID, len(rd.use))
 	for i := range byName {
 		byName[i] = unset
 	}
+	// Objects and natives by name in byName; closures, synthetic and
+	// detached nodes, fewer, in maps of their own (a class and its
+	// constructor share a name).
+	other := map[[2]uint32]heap.TypeID{}
 	for i, t := range rd.ntype {
 		tid := byType[t]
-		if isNamed[t] {
+		if nameOf := naming[t]; nameOf != nil {
 			name := rd.nname[i]
-			tid = byName[name]
-			if tid == unset {
-				tid = b.Type(shortClass(string(rd.str(name))))
-				byName[name] = tid
+			isDetached := detached != nil && detached[i/64]&(1<<(i%64)) != 0
+			switch {
+			case isDetached || t == closure || int(t) == synthetic:
+				key := [2]uint32{uint32(t), name}
+				if isDetached {
+					key[0] = math.MaxUint32
+				}
+				var ok bool
+				if tid, ok = other[key]; !ok {
+					if isDetached {
+						tid = b.Type(detachedClass(string(rd.str(name))))
+					} else {
+						tid = b.Type(nameOf(string(rd.str(name))))
+					}
+					other[key] = tid
+				}
+			default:
+				if tid = byName[name]; tid == unset {
+					tid = b.Type(nameOf(string(rd.str(name))))
+					byName[name] = tid
+				}
 			}
 		}
 		b.SetType(heap.ObjectID(i), tid)
@@ -890,9 +955,6 @@ func (rd *reader) build() (*heap.Graph, error) {
 	if len(unknown) > 0 {
 		b.Warn(-1, "unknown edge types %q read as strong references", unknown)
 	}
-	if rd.bigIndex > 0 {
-		b.Warn(-1, "%d element indices above %d were clamped", rd.bigIndex, heap.MaxIndex)
-	}
 
 	demote := <-demoteCh
 	rd.ntype, rd.nname, rd.nidLo, rd.nidHi = nil, nil, nil, nil
@@ -923,6 +985,15 @@ func (rd *reader) build() (*heap.Graph, error) {
 	}
 	rd.sdata, rd.soff, rd.use, rd.enames = nil, nil, nil, nil
 
+	// Indices too large for a label's index field are named by their
+	// text instead.
+	bigLabel := make(map[uint32]heap.Label, len(rd.bigIndex))
+	for _, k := range slices.Sorted(maps.Keys(rd.bigIndex)) {
+		t, _ := rd.edge(int(k))
+		bigLabel[k] = b.IndexLabel(kinds[t], rd.bigIndex[k])
+	}
+	rd.bigIndex = nil
+
 	// The final labels, in place in the builder, in parts on every core.
 	isIndex := rd.edgeIsIndex
 	ed := rd.ed
@@ -932,6 +1003,11 @@ func (rd *reader) build() (*heap.Graph, error) {
 			var l heap.Label
 			if isIndex[t] {
 				l = heap.IndexLabel(kinds[t], uint64(name))
+				if name == heap.MaxIndex {
+					if big, ok := bigLabel[uint32(k)]; ok {
+						l = big
+					}
+				}
 			} else {
 				l = heap.NamedLabel(kinds[t], nameID[name])
 			}

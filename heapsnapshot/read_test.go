@@ -39,8 +39,8 @@ func TestReadTiny(t *testing.T) {
 	if g.NumObjects() != 16 || g.NumEdges() != 20 {
 		t.Fatalf("got %d objects, %d edges, want 16, 20", g.NumObjects(), g.NumEdges())
 	}
-	wantTypes := []string{"(synthetic)", "(synthetic)", "(synthetic)", "global", "Map", "Array", "(array)",
-		"WeakMap", "Key", "Holder", "(array)", "(string)", "(string)", "(array)", "LeakItem", "Function"}
+	wantTypes := []string{"(root)", "(GC roots)", "(Global handles)", "global", "Map", "Array", "(array)",
+		"WeakMap", "Key", "Holder", "(array)", "(string)", "(string)", "(array)", "LeakItem", "onData (closure)"}
 	for i, want := range wantTypes {
 		id := heap.ObjectID(i)
 		if got := g.TypeName(g.Type(id)); got != want {
@@ -92,9 +92,15 @@ func TestReadTiny(t *testing.T) {
 				tc.from, tc.name, e.To, e.Label.Kind(), e.Label.IsIndex(), tc.to, tc.kind, tc.idx)
 		}
 	}
-	for id, want := range map[heap.ObjectID]string{1: "(GC roots)", 11: "hello", 15: "onData"} {
+	for id, want := range map[heap.ObjectID]string{11: "hello"} {
 		if got, ok := g.Value(id); !ok || got != want {
 			t.Errorf("Value(%d) = %q, %v, want %q", id, got, ok, want)
+		}
+	}
+	// Closures and synthetic nodes carry their names in their types.
+	for _, id := range []heap.ObjectID{1, 15} {
+		if v, ok := g.Value(id); ok {
+			t.Errorf("Value(%d) = %q, want none", id, v)
 		}
 	}
 	d11, ok1 := g.Digest(11)

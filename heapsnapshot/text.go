@@ -221,3 +221,30 @@ func shortClass(name string) string {
 	}
 	return name
 }
+
+// closureClass names a closure after its function, as DevTools and
+// memlab show it: "onRequest (closure)", "(anonymous) (closure)".
+func closureClass(name string) string {
+	if name == "" {
+		name = "(anonymous)"
+	}
+	return name + " (closure)"
+}
+
+// syntheticClass names a synthetic node by its own name: "(GC roots)",
+// "(Handle scope)", "C++ roots"; the nameless root is "(root)".
+func syntheticClass(name string) string {
+	if name == "" {
+		return "(root)"
+	}
+	return name
+}
+
+// detachedClass names a native node that is detached from the DOM, as
+// DevTools does: "Detached <div>".
+func detachedClass(name string) string {
+	if strings.HasPrefix(name, "Detached ") {
+		return shortClass(name)
+	}
+	return "Detached " + shortClass(name)
+}

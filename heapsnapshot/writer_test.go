@@ -18,6 +18,7 @@ type tnode struct {
 	name  string
 	id    uint64
 	size  uint64
+	dom   uint8 // detachedness: 1 attached, 2 detached
 	edges []tedge
 }
 
@@ -116,6 +117,8 @@ func (s *tsnap) write(w io.Writer) error {
 				v = n.size
 			case "edge_count":
 				v = uint64(len(n.edges))
+			case "detachedness":
+				v = uint64(n.dom)
 			case "extra":
 				v = 12345
 			}
