@@ -62,6 +62,7 @@ type DomTree struct {
 	kids      []uint32
 	reachable int
 	extra     []heap.ObjectID
+	hung      []heap.ObjectID // see Hung
 }
 
 // Dominators computes the dominator tree of g and every object's retained
@@ -75,7 +76,9 @@ type DomTree struct {
 // Objects no root reaches through retaining edges are unreachable: they
 // are left out of the tree (Idom returns [Unreachable], Retained 0) and
 // [Unreachables] reports them; pass them as ExtraRoots to see what they
-// hold.
+// hold. In a snapshot of live objects only (g.Meta().Live, V8), they
+// are alive all the same, held through edges that do not retain: as in
+// DevTools, they hang under the super-root instead (see [DomTree.Hung]).
 //
 // The algorithm is SEMI-NCA (Georgiadis, "Linear-time algorithms for
 // dominators and related problems", PhD thesis, Princeton 2005;
@@ -114,6 +117,10 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 			rootList = append(rootList, uint32(x))
 			extra = append(extra, x)
 		}
+	}
+	hung := hungObjects(g, rootList, isRoot)
+	for _, x := range hung {
+		rootList = append(rootList, uint32(x))
 	}
 
 	// Working arrays. Fields read together are interleaved, so that a
@@ -281,6 +288,7 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 		kids:      kids,
 		reachable: int(N - 1),
 		extra:     extra,
+		hung:      hung,
 	}
 }
 
@@ -513,6 +521,13 @@ func (t *DomTree) NumChildren(id heap.ObjectID) int {
 // NumReachable returns how many objects are in the tree (SuperRoot
 // excluded).
 func (t *DomTree) NumReachable() int { return t.reachable }
+
+// Hung returns the objects hung under the super-root because no root
+// reaches them through retaining edges although the snapshot holds only
+// live objects (g.Meta().Live): objects held only through weak or
+// demoted edges, the entries of what they retain, in the order found.
+// What they retain is in the tree below them.
+func (t *DomTree) Hung() []heap.ObjectID { return t.hung }
 
 // ExtraRoots returns the extra roots the tree was built with (those in
 // range), in the order given.

@@ -40,6 +40,10 @@ type Retainers struct {
 
 // ShortestPaths searches g breadth-first from the super-root over
 // retaining edges (see [Dominators]; Weak edges too if opt.IncludeWeak).
+// In a snapshot of live objects only (g.Meta().Live), the search then
+// goes on through the edges that do not retain, so that the objects
+// [DomTree.Hung] hangs under the super-root have a path too, whose
+// non-retaining step keeps its kind (Weak).
 func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 	n := g.NumObjects()
 	r := &Retainers{g: g, parent: make([]uint32, n), via: make([]heap.Label, n), entry: entryTypes(g)}
@@ -90,6 +94,9 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 				queue = append(queue, uint32(ed.To))
 			}
 		}
+	}
+	if g.Meta().Live && !opt.IncludeWeak {
+		r.reachWeakly(queue)
 	}
 	return r
 }

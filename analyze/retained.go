@@ -173,6 +173,9 @@ func RetainedBySet(t *DomTree, set []heap.ObjectID) (count int, bytes uint64) {
 	for _, r := range t.extra {
 		push(uint32(r))
 	}
+	for _, r := range t.hung {
+		push(uint32(r))
+	}
 	edges := g.AllEdges()
 	for len(queue) > 0 {
 		v := queue[len(queue)-1]

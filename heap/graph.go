@@ -15,6 +15,12 @@ type Meta struct {
 	Version string
 	// Attrs holds further facts (pid, time, argv, rss) as text.
 	Attrs map[string]string
+	// Live reports that every object in the snapshot was alive when it
+	// was taken (the runtime collected garbage first and wrote only what
+	// survived, as V8 does): an object that no retaining path reaches is
+	// then held through an edge the model does not count as retaining
+	// (a weak edge, or one the reader demoted), not garbage.
+	Live bool
 }
 
 // Graph is an immutable heap snapshot. All slices it returns are views

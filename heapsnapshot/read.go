@@ -1036,7 +1036,7 @@ func (rd *reader) build() (*heap.Graph, error) {
 	if rd.title != "" {
 		attrs["title"] = rd.title
 	}
-	b.SetMeta(heap.Meta{Runtime: "v8", Attrs: attrs})
+	b.SetMeta(heap.Meta{Runtime: "v8", Attrs: attrs, Live: true})
 	rd.b = nil
 	return b.Build()
 }

@@ -23,6 +23,7 @@ import (
 //	digest NAME N
 //	flags NAME FLAG[,FLAG...]   (gctracked, immortal, opaque, synthetic, transient)
 //	runtime NAME
+//	live                        (every object was alive: heap.Meta.Live)
 //
 // where EDGE is TARGET, LABEL=TARGET, [I]=TARGET (I a number: an index), or any of these prefixed
 // by an edge kind and a colon (weak:cache=b, internal:[0]=c). Objects get
@@ -47,6 +48,9 @@ func Parse(src string) (*heap.Graph, error) {
 		switch f[0] {
 		case "root", "value", "name", "refcount", "digest", "flags":
 			continue // second pass
+		case "live":
+			meta.Live = true
+			continue
 		case "runtime":
 			if len(f) != 2 {
 				return nil, fmt.Errorf("line %d: runtime takes one word", n+1)

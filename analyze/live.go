@@ -1,0 +1,98 @@
+package analyze
+
+import "github.com/heapscope/heapscope/heap"
+
+// hungObjects returns, for a snapshot whose objects were all alive when
+// it was taken (g.Meta().Live), the objects that the roots do not reach
+// through retaining edges, to hang under the super-root as DevTools
+// does (buildDominatorTree: nodes with only non-essential retainers
+// become children of the root). They are held through edges that do
+// not retain in the model: weak edges, and the edges a reader demoted
+// (V8's non-essential ones, such as a WeakMap's table to a value, or an
+// edge into the page from an object outside it).
+//
+// Only the entries are returned, so that what they retain stays under
+// them: first the unreached targets of non-retaining edges from reached
+// objects, layer by layer (each layer's retaining closure reached
+// before the next layer's entries are taken), then, in ID order, any
+// object still unreached (held by nothing the snapshot shows, or by a
+// cycle of such objects) with its retaining closure. It returns nil
+// for other snapshots. Time O(objects + edges); memory a bitset and a
+// queue of 4 bytes per object.
+func hungObjects(g *heap.Graph, rootList []uint32, isRoot bitset) []heap.ObjectID {
+	if !g.Meta().Live {
+		return nil
+	}
+	n := g.NumObjects()
+	edges := g.AllEdges()
+	seen := newBitset(n)
+	var queue []uint32
+	closure := func(from int) {
+		for head := from; head < len(queue); head++ {
+			v := heap.ObjectID(queue[head])
+			s, e := g.EdgeRange(v)
+			for _, ed := range edges[s:e] {
+				if !seen.has(uint32(ed.To)) && retains(ed.Label, v, isRoot) {
+					seen.set(uint32(ed.To))
+					queue = append(queue, uint32(ed.To))
+				}
+			}
+		}
+	}
+	for _, r := range rootList {
+		if !seen.has(r) {
+			seen.set(r)
+			queue = append(queue, r)
+		}
+	}
+	closure(0)
+	var hung []heap.ObjectID
+	for lo := 0; lo < len(queue); {
+		hi := len(queue)
+		for _, u := range queue[lo:hi] {
+			v := heap.ObjectID(u)
+			s, e := g.EdgeRange(v)
+			for _, ed := range edges[s:e] {
+				if !seen.has(uint32(ed.To)) {
+					seen.set(uint32(ed.To))
+					queue = append(queue, uint32(ed.To))
+					hung = append(hung, ed.To)
+				}
+			}
+		}
+		lo = hi
+		closure(hi)
+	}
+	for v := range n {
+		if !seen.has(uint32(v)) {
+			seen.set(uint32(v))
+			from := len(queue)
+			queue = append(queue, uint32(v))
+			hung = append(hung, heap.ObjectID(v))
+			closure(from)
+		}
+	}
+	return hung
+}
+
+// reachWeakly extends a breadth-first search that has reached what
+// retaining edges reach (r.parent filled, queue its order) through the
+// edges that do not retain, for a snapshot whose objects were all alive
+// (g.Meta().Live): an object held only through a weak or demoted edge
+// gets a path through that edge, its kind kept on the label, so that
+// reports can say the last steps do not retain.
+func (r *Retainers) reachWeakly(queue []uint32) {
+	g := r.g
+	edges := g.AllEdges()
+	for head := 0; head < len(queue); head++ {
+		v := heap.ObjectID(queue[head])
+		s, e := g.EdgeRange(v)
+		for _, ed := range edges[s:e] {
+			if r.parent[ed.To] == uint32(Unreachable) {
+				r.parent[ed.To] = uint32(v)
+				r.via[ed.To] = ed.Label
+				queue = append(queue, uint32(ed.To))
+			}
+		}
+	}
+}
