@@ -47,6 +47,8 @@ type PathGroup struct {
 //     Python's ['key']) and all-digit names (V8's Map table slots) become
 //     "[*]", so the ten thousand values of one dict, or the slots of one
 //     array, fall in one group;
+//   - a step down a V8 rope ([RopeStep]) has the edge [RopeEdge], so
+//     that a run of them, whatever their halves, is a run of equal steps;
 //   - a run of equal steps becomes one step, whatever its length, so
 //     what hangs off every node of a linked list or bucket chain falls
 //     in one group; the step is marked Repeated when some member's run

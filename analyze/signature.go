@@ -152,6 +152,9 @@ func (r *Retainers) stepOf(s *sigIndex, id heap.ObjectID, named bool) step {
 		k = s.text(collapseEdge(r.g.String(l.Name())))
 		s.edgeKey[l.Name()] = k
 	}
+	if t := s.texts[k]; (t == "first" || t == "second") && RopeStep(r.g.TypeName(r.g.Type(id)), t) {
+		k = s.text(RopeEdge) // both halves of a rope are one run
+	}
 	st.edge = k
 	return st
 }

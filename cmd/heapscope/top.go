@@ -29,9 +29,19 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 	}
 	var d report.TopData
 	d.Suspects, d.SuspectShare = suspectRows(an, analyze.DefaultSuspectShare)
-	for _, id := range analyze.TopRetained(an.tree, n) {
-		p, _ := an.paths.Path(id)
-		d.Objects = append(d.Objects, report.TopObject{Object: id, Chain: analyze.DominatorChain(an.tree, id), Path: p})
+	top := analyze.TopRetained(an.tree, n)
+	d.ObjectsShown = len(top)
+	d.Objects = func(yield func(report.TopObject) bool) {
+		for _, id := range top {
+			p, _ := an.paths.Path(id)
+			if !yield(report.TopObject{Object: id, Chain: analyze.DominatorChain(an.tree, id), Path: p}) {
+				return
+			}
+		}
+	}
+	for _, h := range an.tree.Hung() {
+		d.Hung++
+		d.HungRetained += an.tree.Retained(h)
 	}
 	types := analyze.RetainedByType(an.tree)
 	d.Types, d.TypesTotal = cut(types, a.out.top), len(types)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,10 +80,12 @@ func TestJavaTop(t *testing.T) {
 		}
 		d.Suspects = append(d.Suspects, r)
 	}
+	var top []report.TopObject
 	for _, id := range analyze.TopRetained(tree, 5) {
 		p, _ := paths.Path(id)
-		d.Objects = append(d.Objects, report.TopObject{Object: id, Chain: analyze.DominatorChain(tree, id), Path: p})
+		top = append(top, report.TopObject{Object: id, Chain: analyze.DominatorChain(tree, id), Path: p})
 	}
+	d.Objects, d.ObjectsShown = slices.Values(top), len(top)
 	d.ObjectsTotal = tree.NumReachable()
 	d.Types = analyze.RetainedByType(tree)[:4]
 	d.TypesTotal = g.NumTypes()

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -36,18 +37,20 @@ func skipNamespace(edges []string, types []string, i int) bool {
 const pathSep = " -> "
 
 // formatSteps returns the steps "ROOT", "EDGE TYPE", "EDGE TYPE"... of a
-// path, where the first type is the root object's.
+// path, where the first type is the root object's. An edge named as the
+// closure it leads to is left out: "onRequest (closure)", not "onRequest
+// onRequest (closure)".
 func formatSteps(root string, edges, types []string, repeated []bool) []string {
 	steps := []string{root}
 	for i := range types {
 		if i > 0 && skipNamespace(edges, types, i) {
 			continue
 		}
-		if i == 0 && strings.HasPrefix(root, types[0]+" ") {
-			continue // "module app", not "module app -> module"
+		if i == 0 && (strings.HasPrefix(root, types[0]+" ") || strings.HasSuffix(root, " "+types[0])) {
+			continue // "module app", not "module app -> module"; "vm (root)", not "vm (root) -> (root)"
 		}
 		var b strings.Builder
-		if i > 0 && edges[i] != "" {
+		if i > 0 && edges[i] != "" && types[i] != edges[i]+" (closure)" {
 			b.WriteString(edges[i])
 			b.WriteByte(' ')
 		}
@@ -61,19 +64,53 @@ func formatSteps(root string, edges, types []string, repeated []bool) []string {
 }
 
 // PathText formats a retainer path on one line, for example
-// "module app -> .cache dict -> ['k1'] app.Item".
+// "module app -> .cache dict -> ['k1'] app.Item". A run of equal steps
+// (one edge name, one type and object name: a linked list, a chain of
+// object shapes) or of steps down a rope (analyze.RopeStep) is one step:
+// "first/second (concatenated string) (706 steps)".
 func PathText(p analyze.Path) string { return strings.Join(pathSteps(p), pathSep) }
 
+// pathSteps returns the steps of p as PathText shows them, runs folded,
+// for tables and wrapping to fit.
 func pathSteps(p analyze.Path) []string {
-	edges := make([]string, len(p.Steps))
-	types := make([]string, len(p.Steps))
-	for i, s := range p.Steps {
+	steps, runs := foldRuns(p.Steps)
+	edges := make([]string, len(steps))
+	types := make([]string, len(steps))
+	for i, s := range steps {
 		edges[i], types[i] = s.Edge, stepLabel(s.Type, s.Name)
 		if s.Kind == heap.Weak && i > 0 {
 			edges[i] = "(weak) " + edges[i]
 		}
+		if runs[i] > 1 {
+			types[i] += fmt.Sprintf(" (%s steps)", Count(runs[i]))
+		}
 	}
 	return formatSteps(rootText(p.RootKind, p.RootName), edges, types, nil)
+}
+
+// foldRuns returns steps with each run of equal steps, and each run of
+// rope steps (its edge analyze.RopeEdge), made one step (the first
+// object of the run), and how many steps each stands for.
+func foldRuns(steps []analyze.Step) ([]analyze.Step, []int) {
+	out := make([]analyze.Step, 0, len(steps))
+	runs := make([]int, 0, len(steps))
+	for i, s := range steps {
+		if k := len(out) - 1; i > 0 && k > 0 {
+			prev := &out[k]
+			if analyze.RopeStep(s.Type, s.Edge) && analyze.RopeStep(prev.Type, prev.Edge) {
+				prev.Edge = analyze.RopeEdge
+				runs[k]++
+				continue
+			}
+			if s.Type == prev.Type && s.Name == prev.Name && s.Edge == prev.Edge && s.Kind == prev.Kind {
+				runs[k]++
+				continue
+			}
+		}
+		out = append(out, s)
+		runs = append(runs, 1)
+	}
+	return out, runs
 }
 
 // SignatureText formats a merged-path signature on one line, for example
@@ -105,12 +142,19 @@ type stepJSON struct {
 	Type string `json:"type"`
 	Name string `json:"name,omitempty"`
 	Addr string `json:"addr,omitempty"`
+	// Steps is how many steps down a rope this one stands for, when more
+	// than one (Addr is then the first object's).
+	Steps int `json:"steps,omitempty"`
 }
 
 func pathToJSON(g *heap.Graph, p analyze.Path) pathJSON {
 	out := pathJSON{Root: rootText(p.RootKind, p.RootName), Text: PathText(p)}
-	for i, s := range p.Steps {
+	steps, runs := foldRuns(p.Steps)
+	for i, s := range steps {
 		st := stepJSON{Edge: s.Edge, Type: s.Type, Name: s.Name}
+		if runs[i] > 1 {
+			st.Steps = runs[i]
+		}
 		if i > 0 {
 			st.Kind = s.Kind.String()
 		}

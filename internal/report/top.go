@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"github.com/heapscope/heapscope/analyze"
@@ -24,13 +25,23 @@ type TopData struct {
 	// with threshold SuspectShare.
 	Suspects     []SuspectRow
 	SuspectShare float64
-	Objects      []TopObject
+	// Objects yields the objects that retain the most, biggest first,
+	// ObjectsShown of the ObjectsTotal there are; JSON writes each as it
+	// comes, so that --top 0 on a large snapshot needs no more memory
+	// than one object's chain and path.
+	Objects      iter.Seq[TopObject]
+	ObjectsShown int
 	ObjectsTotal int
 	Types        []analyze.TypeStat
 	TypesTotal   int
 	Native       []analyze.NativeGroup
 	NativeTotal  int
 	Unreachable  analyze.UnreachableStats
+	// Hung counts the objects a snapshot of live objects holds only
+	// through edges that do not retain (analyze.DomTree.Hung), and the
+	// memory they retain.
+	Hung         int
+	HungRetained uint64
 }
 
 // Top renders the leak suspects, the objects and types that retain the
@@ -41,58 +52,7 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 	}
 	g := t.Graph()
 	if f == JSON {
-		type objJSON struct {
-			objectJSON
-			Chain []string `json:"dominators"`
-			Path  string   `json:"path"`
-		}
-		type typeJSON struct {
-			Type     string `json:"type"`
-			Classes  string `json:"classes,omitempty"`
-			Count    int    `json:"count"`
-			Shallow  uint64 `json:"shallow_bytes"`
-			Retained uint64 `json:"retained_bytes"`
-		}
-		type nativeJSON struct {
-			Type     string `json:"type"`
-			Count    int    `json:"count"`
-			Excess   uint64 `json:"excess_references"`
-			Retained uint64 `json:"retained_bytes"`
-			Sample   string `json:"sample"`
-		}
-		objs := []objJSON{}
-		for _, o := range d.Objects {
-			j := objJSON{objectJSON: objToJSON(t, o.Object), Chain: []string{}, Path: PathText(o.Path)}
-			for _, c := range o.Chain {
-				j.Chain = append(j.Chain, ObjectText(g, c))
-			}
-			objs = append(objs, j)
-		}
-		types := []typeJSON{}
-		for _, s := range d.Types {
-			types = append(types, typeJSON{s.Name, s.Classes, s.Count, s.Shallow, s.Retained})
-		}
-		native := []nativeJSON{}
-		for _, n := range d.Native {
-			native = append(native, nativeJSON{n.Type, n.Count, n.Excess, n.Retained, ObjectText(g, n.Sample)})
-		}
-		return WriteJSON(w, struct {
-			Snapshot     Source                   `json:"snapshot"`
-			Reachable    uint64                   `json:"reachable_bytes"`
-			Truncated    bool                     `json:"truncated"`
-			SuspectShare float64                  `json:"suspect_share"`
-			Suspects     []suspectJSON            `json:"suspects"`
-			ObjTotal     int                      `json:"objects_total"`
-			Objects      []objJSON                `json:"objects"`
-			TypesTotal   int                      `json:"types_total"`
-			Types        []typeJSON               `json:"types"`
-			NativeTotal  int                      `json:"held_outside_heap_total"`
-			Native       []nativeJSON             `json:"held_outside_heap"`
-			Unreachable  analyze.UnreachableStats `json:"unreachable"`
-		}{src, t.Retained(analyze.SuperRoot),
-			len(d.Objects) < d.ObjectsTotal || len(d.Types) < d.TypesTotal || len(d.Native) < d.NativeTotal,
-			d.SuspectShare, suspectsJSON(t, d.Suspects),
-			d.ObjectsTotal, objs, d.TypesTotal, types, d.NativeTotal, native, d.Unreachable})
+		return topJSON(w, src, t, d)
 	}
 	if err := header(w, f, src); err != nil {
 		return err
@@ -102,12 +62,8 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 	}
 	section(w, f, fmt.Sprintf("Objects that retain the most (of %s reachable)", Bytes(t.Retained(analyze.SuperRoot))))
 	ot := Table{Columns: []Column{{"retained", true}, {"shallow", true}, {"object", false}, {"dominated by", false}, {"held by", false}}}
-	for _, o := range d.Objects {
-		chain := make([]string, len(o.Chain))
-		for i, c := range o.Chain {
-			chain[i] = objectLabel(g, c)
-		}
-		dom := strings.Join(chain, " > ")
+	for o := range d.Objects {
+		dom := strings.Join(chainLabels(g, o.Chain), " > ")
 		if dom == "" {
 			dom = "-"
 		}
@@ -140,6 +96,16 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 			return err
 		}
 	}
+	if d.Hung > 0 {
+		section(w, f, "Held only through weak or non-essential edges (under the root, as in DevTools)")
+		line := fmt.Sprintf("%s objects retaining %s that only edges which do not retain reach (see why)", Count(d.Hung), Bytes(d.HungRetained))
+		if f == Markdown {
+			line = mdLine(line)
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
 	if d.Unreachable.Count > 0 {
 		section(w, f, "Unreachable")
 		line := fmt.Sprintf("%s objects (%s) that no root reaches", Count(d.Unreachable.Count), Bytes(d.Unreachable.Bytes))
@@ -159,4 +125,114 @@ func section(w io.Writer, f Format, title string) {
 		return
 	}
 	fmt.Fprintf(w, "\n%s\n", title)
+}
+
+// topJSON writes the top report as JSON, one object at a time.
+func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
+	g := t.Graph()
+	type objJSON struct {
+		objectJSON
+		Chain []string `json:"dominators"`
+		Path  string   `json:"path"`
+	}
+	type typeJSON struct {
+		Type     string `json:"type"`
+		Classes  string `json:"classes,omitempty"`
+		Count    int    `json:"count"`
+		Shallow  uint64 `json:"shallow_bytes"`
+		Retained uint64 `json:"retained_bytes"`
+	}
+	type nativeJSON struct {
+		Type     string `json:"type"`
+		Count    int    `json:"count"`
+		Excess   uint64 `json:"excess_references"`
+		Retained uint64 `json:"retained_bytes"`
+		Sample   string `json:"sample"`
+	}
+	type hungJSON struct {
+		Count    int    `json:"count"`
+		Retained uint64 `json:"retained_bytes"`
+	}
+	types := []typeJSON{}
+	for _, s := range d.Types {
+		types = append(types, typeJSON{s.Name, s.Classes, s.Count, s.Shallow, s.Retained})
+	}
+	native := []nativeJSON{}
+	for _, n := range d.Native {
+		native = append(native, nativeJSON{n.Type, n.Count, n.Excess, n.Retained, ObjectText(g, n.Sample)})
+	}
+	jw := newJSONWriter(w)
+	jw.field("snapshot", src)
+	jw.field("reachable_bytes", t.Retained(analyze.SuperRoot))
+	jw.field("truncated", d.ObjectsShown < d.ObjectsTotal || len(d.Types) < d.TypesTotal || len(d.Native) < d.NativeTotal)
+	jw.field("suspect_share", d.SuspectShare)
+	jw.field("suspects", suspectsJSON(t, d.Suspects))
+	jw.field("objects_total", d.ObjectsTotal)
+	jw.open("objects")
+	for o := range d.Objects {
+		j := objJSON{objectJSON: objToJSON(t, o.Object), Chain: chainText(g, o.Chain), Path: PathText(o.Path)}
+		jw.elem(j)
+	}
+	jw.close()
+	jw.field("types_total", d.TypesTotal)
+	jw.field("types", types)
+	jw.field("held_outside_heap_total", d.NativeTotal)
+	jw.field("held_outside_heap", native)
+	if d.Hung > 0 {
+		jw.field("held_weakly", hungJSON{d.Hung, d.HungRetained})
+	}
+	jw.field("unreachable", d.Unreachable)
+	return jw.end()
+}
+
+// chainRun is how many dominators of one label in a row a chain shows
+// one by one; longer runs (a rope's halves, a linked list) are folded.
+const chainRun = 3
+
+// chainRuns calls run for each run of objects of one label (name or type
+// name, see objectLabel) in a dominator chain.
+func chainRuns(g *heap.Graph, chain []heap.ObjectID, run func(label string, objs []heap.ObjectID)) {
+	for i := 0; i < len(chain); {
+		label := objectLabel(g, chain[i])
+		j := i + 1
+		for j < len(chain) && objectLabel(g, chain[j]) == label {
+			j++
+		}
+		run(label, chain[i:j])
+		i = j
+	}
+}
+
+// chainText names the objects of a dominator chain, folding each run of
+// more than chainRun objects of one label into one entry: "(concatenated
+// string) x 705 (0x1a3 .. 0x9f1)".
+func chainText(g *heap.Graph, chain []heap.ObjectID) []string {
+	out := []string{}
+	chainRuns(g, chain, func(label string, objs []heap.ObjectID) {
+		if len(objs) > chainRun {
+			out = append(out, fmt.Sprintf("%s x %s (%s .. %s)", label, Count(len(objs)),
+				addrText(g.Addr(objs[0])), addrText(g.Addr(objs[len(objs)-1]))))
+			return
+		}
+		for _, c := range objs {
+			out = append(out, ObjectText(g, c))
+		}
+	})
+	return out
+}
+
+// chainLabels is chainText's short form for tables: labels, runs as
+// "LABEL x N".
+func chainLabels(g *heap.Graph, chain []heap.ObjectID) []string {
+	var out []string
+	chainRuns(g, chain, func(label string, objs []heap.ObjectID) {
+		if len(objs) > chainRun {
+			out = append(out, label+" x "+Count(len(objs)))
+			return
+		}
+		for range objs {
+			out = append(out, label)
+		}
+	})
+	return out
 }
