@@ -28,6 +28,8 @@ type LeakOptions struct {
 // holds (see [MergePaths]).
 type LeakFinding struct {
 	Type string `json:"type"` // the type of the leaked objects
+	// Where names where they sit, in the program's words (see [Where]).
+	Where string `json:"where,omitempty"`
 	PathGroup
 	// Bytes is the shallow size of the group's objects.
 	Bytes uint64 `json:"bytes"`
@@ -90,7 +92,9 @@ type LeakReport struct {
 // the objects created between baseline and target that are still alive in
 // final are leak candidates. They are grouped by the shape of the path that
 // holds them in final, so ten thousand leaked objects are one finding,
-// ranked by the memory they retain. Snapshots must come from one process,
+// ranked by the memory they retain. A leaked container is reported by
+// the leaked elements it holds, not as one object that dominates them
+// (see preferElements): "Session x 1,000", not "(array) x 1". Snapshots must come from one process,
 // taken in that order.
 //
 // When the runtime's object identities cannot be compared (HPROF, where
@@ -127,6 +131,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		// the rest are part of their retained sizes, not findings of
 		// their own.
 		top := withChained(tree, leaked)
+		top = preferElements(tree, leaked, top)
 		rep.Held = len(leaked) - len(top)
 		groups, rep.Unreached = fin.merge(top)
 	}
@@ -163,6 +168,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		if n := len(grp.Sample.Steps); n > 0 && el != heap.None && el != grp.Sample.Steps[n-1].Object {
 			f.Element = final.TypeName(final.Type(el))
 		}
+		f.Where = Where(grp)
 		f.Bytes = groupBytes(final, paths, grp)
 		if r := MatchNoise(rules, rep.Runtime, grp); r != nil {
 			f.Noise = r.Name
@@ -368,6 +374,7 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 		}
 	}
 	top := withChained(tree, kept)
+	top = preferElements(tree, kept, top)
 	rep.Held = len(kept) - len(top)
 	groups, _ := fin.merge(top)
 	growth := map[int]int{}

@@ -25,7 +25,8 @@ import (
 //	runtime NAME
 //	live                        (every object was alive: heap.Meta.Live)
 //
-// where EDGE is TARGET, LABEL=TARGET, [I]=TARGET (I a number: an index), or any of these prefixed
+// where a TYPE holds no spaces but may write one as + (system+/+Context,
+// as a URL query does), and EDGE is TARGET, LABEL=TARGET, [I]=TARGET (I a number: an index), or any of these prefixed
 // by an edge kind and a colon (weak:cache=b, internal:[0]=c). Objects get
 // IDs in the order they are declared and address 0x1000+16*ID, unless the
 // name is written NAME@HEXADDR; edges may name objects declared later.
@@ -77,7 +78,7 @@ func Parse(src string) (*heap.Graph, error) {
 			}
 			addr = a
 		}
-		id := b.Object(addr, b.Type(f[1]), size)
+		id := b.Object(addr, b.Type(strings.ReplaceAll(f[1], "+", " ")), size)
 		ids[name] = id
 		var edges []string
 		if len(f) > 3 {

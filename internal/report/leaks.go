@@ -17,6 +17,7 @@ type findingJSON struct {
 	Place     string   `json:"place,omitempty"`
 	Classes   string   `json:"classes,omitempty"`
 	Types     int      `json:"types,omitempty"`
+	Where     string   `json:"where,omitempty"`
 	Count     int      `json:"count"`
 	Retained  uint64   `json:"retained_bytes"`
 	Bytes     uint64   `json:"shallow_bytes"`
@@ -32,7 +33,7 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 	out := []findingJSON{}
 	for _, f := range fs {
 		j := findingJSON{
-			Text: FindingText(f), Type: f.Type, Classes: f.Classes, Types: f.Types, Element: f.Element, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
+			Text: FindingText(f), Type: f.Type, Classes: f.Classes, Types: f.Types, Element: f.Element, Where: f.Where, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
 			Growth: f.Growth, Noise: f.Noise, Counts: f.Counts, Path: SignatureText(f.PathGroup),
 			Sample: pathToJSON(g, f.Sample),
 		}
