@@ -221,3 +221,37 @@ func TestLeaksJavaMapEntries(t *testing.T) {
 		t.Errorf("retained %d, want %d (every node with its key and value, once)", f.Retained, want)
 	}
 }
+
+// TestBlinkNoise checks that detached DOM nodes Blink holds for itself
+// (here through its style engine) are set aside, and those the page's
+// JavaScript holds are not.
+func TestBlinkNoise(t *testing.T) {
+	snap := func(n int) *heap.Graph {
+		var b strings.Builder
+		b.WriteString("runtime v8\nroot vm r (root)\n")
+		b.WriteString("r@0x1 (root) 0 -> [1]=w [2]=doc\n")
+		var kept, styled []string
+		for i := 0; i < n; i++ {
+			kept = append(kept, fmt.Sprintf("[%d]=k%d", i, i))
+			styled = append(styled, fmt.Sprintf("[%d]=s%d", i, i))
+		}
+		fmt.Fprintf(&b, "w@0x3 Window 40 -> kept=arr\n")
+		fmt.Fprintf(&b, "arr@%x Array 32 -> %s\n", 0x100+n, strings.Join(kept, " "))
+		fmt.Fprintf(&b, "doc@0x5 HTMLDocument 40 -> style=se\n")
+		fmt.Fprintf(&b, "se@0x7 StyleEngine 40 -> cache=c\n")
+		fmt.Fprintf(&b, "c@%x InternalNode 32 -> %s\n", 0x200+n, strings.Join(styled, " "))
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "k%d@%x Detached+<li> 100\n", i, 0x1000+16*i)
+			fmt.Fprintf(&b, "s%d@%x Detached+<div> 100\n", i, 0x8000+16*i)
+		}
+		return heaptest.MustParse(t, b.String())
+	}
+	rep := analyze.Leaks(snap(1), snap(4), snap(8), analyze.LeakOptions{})
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, fmt.Sprintf("%s x%d", f.Type, f.Count))
+	}
+	if strings.Join(got, "|") != "Detached <li> x3" || rep.Suppressed != 1 {
+		t.Errorf("findings %v, %d suppressed; want Detached <li> x3 and the style engine's set aside", got, rep.Suppressed)
+	}
+}

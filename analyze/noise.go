@@ -22,7 +22,8 @@ type NoiseRule struct {
 	Through []string `json:"through,omitempty"`
 	// ThroughType lists type names that must appear on the path.
 	ThroughType []string `json:"through_type,omitempty"`
-	// Type must equal the type of the grouped objects.
+	// Type must equal the type of the grouped objects; a trailing "*"
+	// matches any suffix ("Detached *").
 	Type string `json:"type,omitempty"`
 	// Owner must match the type of the group's owner on the path (see
 	// [PathOwner]); a trailing "*" matches any suffix, so "_pytest.*"
@@ -43,7 +44,7 @@ func (r NoiseRule) Matches(runtime string, grp PathGroup) bool {
 	if r.Root != "" && !globMatch(r.Root, grp.RootName) {
 		return false
 	}
-	if r.Type != "" && (len(grp.Signature) == 0 || grp.Signature[len(grp.Signature)-1].Type != r.Type) {
+	if r.Type != "" && (len(grp.Signature) == 0 || !globMatch(r.Type, grp.Signature[len(grp.Signature)-1].Type)) {
 		return false
 	}
 	i := 0
@@ -133,7 +134,14 @@ var BuiltinNoise = []NoiseRule{
 	{Name: "v8-compiled-code", Runtime: "v8", Type: "(compiled code)", Reason: "code compiled and cached once per function"},
 	{Name: "v8-system", Runtime: "v8", Type: "(system)", Reason: "VM-internal objects"},
 	{Name: "v8-object-shapes", Runtime: "v8", Type: "(object shape)", Reason: "hidden classes made once per object shape"},
-	{Name: "v8-compilation-cache", Runtime: "v8", Root: "(Compilation cache)", Reason: "V8's compilation cache"},
+	{Name: "v8-compilation-cache", Runtime: "v8", ThroughType: []string{"(Compilation cache)"}, Reason: "V8's compilation cache"},
+	// Blink holds detached DOM nodes of its own for a while; memlab hides
+	// these paths by default (hideBrowserLeak) as not the page's doing.
+	{Name: "blink-style-engine", Runtime: "v8", ThroughType: []string{"StyleEngine"}, Type: "Detached *", Reason: "Blink's style engine keeps recently styled elements"},
+	{Name: "blink-shadow-root", Runtime: "v8", ThroughType: []string{"ShadowRoot"}, Type: "Detached *", Reason: "a shadow root holds its detached children"},
+	{Name: "blink-pending-activities", Runtime: "v8", ThroughType: []string{"Pending activities"}, Type: "Detached *", Reason: "Blink keeps elements with pending work (loads, events) until it is done"},
+	{Name: "blink-internal-nodes", Runtime: "v8", ThroughType: []string{"InternalNode"}, Type: "Detached *", Reason: "Blink's internal nodes hold detached elements of its own"},
+	{Name: "blink-detached-internal", Runtime: "v8", Type: "Detached InternalNode", Reason: "Blink's own detached internal nodes"},
 	{Name: "v8-feedback", Runtime: "v8", ThroughType: []string{"(system)"}, Through: []string{"feedback_vector"}, Reason: "inline-cache feedback, filled as code warms up"},
 }
 
