@@ -75,3 +75,18 @@ o2 Orphan 8 -> back=lone
 		}
 	}
 }
+
+// TestCollapseWeakMapEntry checks that V8's per-entry names of WeakMap
+// edges fall in one group, as Map slots do.
+func TestCollapseWeakMapEntry(t *testing.T) {
+	for name, want := range map[string]string{
+		"1 / part of key (Session @281221) -> value (SessionMeta @294049) pair in WeakMap (table @260643)": "[*]",
+		"1020":    "[*]",
+		"table":   "table",
+		"WeakMap": "WeakMap",
+	} {
+		if got := collapseEdge(name); got != want {
+			t.Errorf("collapseEdge(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

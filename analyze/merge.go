@@ -182,14 +182,19 @@ func (r *Retainers) rootOf(i heap.Label) (heap.RootKind, string) {
 }
 
 // collapseEdge maps the edge names that vary per entry of a container to
-// "[*]": indices ([17]), bracketed keys (['key'], [42]) and names that are
-// all digits (V8 names the slots of a Map's table "1020").
+// "[*]": indices ([17]), bracketed keys (['key'], [42]), names that are
+// all digits (V8 names the slots of a Map's table "1020") and V8's names
+// of WeakMap entries ("1 / part of key (Key @9) -> value (Meta @11)
+// pair in WeakMap (table @7)").
 func collapseEdge(name string) string {
 	if len(name) >= 2 && name[0] == '[' && name[len(name)-1] == ']' {
 		return "[*]"
 	}
 	if name != "" && strings.Trim(name, "0123456789") == "" {
 		return "[*]"
+	}
+	if strings.Contains(name, ") pair in WeakMap (table @") {
+		return "[*]" // V8 names each WeakMap entry by its key, value and table
 	}
 	return name
 }
