@@ -78,7 +78,10 @@ type DomTree struct {
 // [Unreachables] reports them; pass them as ExtraRoots to see what they
 // hold. In a snapshot of live objects only (g.Meta().Live, V8), they
 // are alive all the same, held through edges that do not retain: as in
-// DevTools, they hang under the super-root instead (see [DomTree.Hung]).
+// DevTools, they hang under the root instead (see [DomTree.Hung]): under
+// the graph's root object when it has only one, as V8 snapshots do (what
+// both it and a hung object reach is then under it too), else under the
+// super-root.
 //
 // The algorithm is SEMI-NCA (Georgiadis, "Linear-time algorithms for
 // dominators and related problems", PhD thesis, Princeton 2005;
@@ -279,7 +282,7 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 		kids[ks[p]] = vert[i]
 	}
 	wg.Wait()
-	return &DomTree{
+	t := &DomTree{
 		g:         g,
 		n:         n,
 		idom:      idomObj,
@@ -290,6 +293,10 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 		extra:     extra,
 		hung:      hung,
 	}
+	if len(hung) > 0 && len(extra) == 0 && len(g.Roots()) == 1 {
+		t.hangUnder(g.Roots()[0].Object)
+	}
+	return t
 }
 
 // domAhead is how many vertices ahead the semidominator pass touches
@@ -522,11 +529,11 @@ func (t *DomTree) NumChildren(id heap.ObjectID) int {
 // excluded).
 func (t *DomTree) NumReachable() int { return t.reachable }
 
-// Hung returns the objects hung under the super-root because no root
-// reaches them through retaining edges although the snapshot holds only
-// live objects (g.Meta().Live): objects held only through weak or
-// demoted edges, the entries of what they retain, in the order found.
-// What they retain is in the tree below them.
+// Hung returns the objects hung under the root because no root reaches
+// them through retaining edges although the snapshot holds only live
+// objects (g.Meta().Live): objects held only through weak or demoted
+// edges, the entries of what they retain, in the order found. What they
+// retain is in the tree below them.
 func (t *DomTree) Hung() []heap.ObjectID { return t.hung }
 
 // ExtraRoots returns the extra roots the tree was built with (those in

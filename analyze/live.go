@@ -96,3 +96,39 @@ func (r *Retainers) reachWeakly(queue []uint32) {
 		}
 	}
 }
+
+// hangUnder moves every child of the super-root but r under r, the
+// graph's only root object, as if r had an edge to each object hung
+// under the super-root: DevTools' root node is that object, so the hung
+// objects, and what both they and r reach (which the super-root would
+// otherwise dominate), are under it. Dominance below is unchanged: an
+// object that some object other than the super-root dominated is
+// dominated by it still. Time and extra memory O(objects).
+func (t *DomTree) hangUnder(r heap.ObjectID) {
+	n := t.n
+	ks, kids := t.kidStart, t.kids
+	top := kids[ks[n]:ks[n+1]]
+	if len(top) <= 1 {
+		return
+	}
+	out := make([]uint32, 0, len(kids))
+	start := make([]uint32, n+2)
+	for p := 0; p < n; p++ {
+		start[p] = uint32(len(out))
+		out = append(out, kids[ks[p]:ks[p+1]]...)
+		if p != int(r) {
+			continue
+		}
+		for _, x := range top {
+			if x != uint32(r) {
+				out = append(out, x)
+				t.idom[x] = uint32(r)
+				t.retained[r] += t.retained[x]
+			}
+		}
+	}
+	start[n] = uint32(len(out))
+	out = append(out, uint32(r))
+	start[n+1] = uint32(len(out))
+	t.kidStart, t.kids = start, out
+}
