@@ -7,9 +7,9 @@ Usage:
 	heapscope <command> [flags] [arguments]
 
 Snapshots: Python snapshots (.pysnap) written by heapscope's Python agent,
-Java HPROF dumps (plain or gzip), and V8 heap snapshots (.heapsnapshot).
-The format is recognized from the file's first bytes. A snapshot may also
-come through a pipe, or standard input named "-".
+Java HPROF dumps and V8 heap snapshots (.heapsnapshot), both plain or
+gzip. The format is recognized from the file's first bytes. A snapshot
+may also come through a pipe, or standard input named "-".
 
 What is there, and what grew:
 
