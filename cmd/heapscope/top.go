@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -49,6 +50,13 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 	d.Native, d.NativeTotal = cut(native, a.out.top), len(native)
 	d.Unreachable = analyze.Unreachables(an.tree)
 	d.ObjectsTotal = g.NumObjects() - d.Unreachable.Count
+	if len(top) >= 1<<16 {
+		// Each object written leaves garbage (its path, its chain, its
+		// text) beside a live heap of the graph and its tree: collect
+		// sooner than at twice the live heap, so that --top 0 on a large
+		// snapshot stays near the memory the analysis itself needs.
+		defer debug.SetGCPercent(debug.SetGCPercent(30))
+	}
 	return report.Top(a.fit(stdout), f, src, an.tree, d)
 }
 
