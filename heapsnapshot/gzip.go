@@ -40,7 +40,9 @@ func (o Options) readGzip(r io.Reader, csize int64) (*heap.Graph, error) {
 	return o.read(&capReader{r: zr, left: limit, limit: limit}, -1, hint)
 }
 
-// capReader reads at most limit bytes from r, then fails.
+// capReader reads at most limit bytes of decompressed text from r, then
+// fails; the errors of the decompressor (a damaged or cut stream) become
+// FormatErrors at the offset in the text where they happen.
 type capReader struct {
 	r           io.Reader
 	left, limit int64
@@ -56,6 +58,9 @@ func (c *capReader) Read(p []byte) (int, error) {
 	}
 	n, err := c.r.Read(p)
 	c.left -= int64(n)
+	if err != nil && err != io.EOF {
+		err = &FormatError{Offset: c.limit - c.left, Section: "gzip", Err: err}
+	}
 	return n, err
 }
 
