@@ -121,10 +121,6 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 			extra = append(extra, x)
 		}
 	}
-	hung := hungObjects(g, rootList, isRoot)
-	for _, x := range hung {
-		rootList = append(rootList, uint32(x))
-	}
 
 	// Working arrays. Fields read together are interleaved, so that a
 	// random access costs one cache miss, not two: po holds, for object
@@ -140,6 +136,20 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 	back := newBitset(len(edges)) // the non-tree retaining edges, by edge index
 
 	N := domDFS(g, edges, rootList, isRoot, po, vert, al, semi, start, back)
+	var hung []heap.ObjectID
+	if int(N-1) < n && g.Meta().Live {
+		// Objects are left over in a snapshot of live objects: hang them
+		// under the root and search again (rare, so the common case pays
+		// nothing).
+		if hung = hungObjects(g, rootList, isRoot); len(hung) > 0 {
+			for _, x := range hung {
+				rootList = append(rootList, uint32(x))
+			}
+			clear(po)
+			clear(back)
+			N = domDFS(g, edges, rootList, isRoot, po, vert, al, semi, start, back)
+		}
+	}
 
 	// Non-tree predecessors as DFS numbers, in a CSR indexed by the
 	// target's DFS number, so that the semidominator pass reads it

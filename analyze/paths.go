@@ -95,7 +95,7 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 			}
 		}
 	}
-	if g.Meta().Live && !opt.IncludeWeak {
+	if len(queue) < n && g.Meta().Live && !opt.IncludeWeak {
 		r.reachWeakly(queue)
 	}
 	return r
