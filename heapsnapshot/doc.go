@@ -102,7 +102,10 @@
 //
 // Weak, shortcut-from-non-root and self edges need nothing: the model
 // already does not retain through them. A demoted edge still shows in
-// the graph, as weak. Other differences, deliberate:
+// the graph, as weak. V8 writes only live objects, so the graph's
+// [heap.Meta].Live is set: an object that only demoted or weak edges
+// reach is alive, and the analyses hang it under the root as DevTools
+// does instead of calling it unreachable. Other differences, deliberate:
 //
 //   - Shallow sizes are V8's self_size. DevTools' JS snapshot view moves
 //     the size of hidden and array nodes owned by a single object onto
