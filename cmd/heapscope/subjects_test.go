@@ -85,12 +85,8 @@ func TestESLintReport(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "eslint.config.cjs"), []byte(`module.exports = [{ files: ["src/**/*.js"], languageOptions: { sourceType: "commonjs" }, rules: { eqeqeq: "warn", "prefer-const": "warn", "no-unused-vars": "warn" } }];`), 0o600)
 	snaps := filepath.Join(dir, "snaps")
 	var stdout, stderr bytes.Buffer
-	wd, _ := os.Getwd()
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
+	t.Chdir(dir) // eslint lints only below its working directory
 	err := run([]string{"run", "-o", snaps, "--at-exit", "--", "node", filepath.Join(mods, "eslint", "bin", "eslint.js"), "src"}, &stdout, &stderr)
-	os.Chdir(wd)
 	if err != nil && !strings.Contains(err.Error(), "exit") {
 		t.Fatalf("run eslint: %v\n%s", err, stderr.String())
 	}
