@@ -6,7 +6,7 @@
 //
 // [Read] and [Open] take the JSON text plain or gzip-compressed (as
 // `gzip app.heapsnapshot` writes it), decompressing as they go, up to
-// [Options].MaxDecompressed bytes. [Read] streams: the JSON text is scanned once by a hand-written
+// [Options].MaxInflated bytes. [Read] streams: the JSON text is scanned once by a hand-written
 // tokenizer, on its own goroutine ahead of the record handling, and never
 // held whole, so files beyond 2 GB read fine. Each node and edge goes
 // into the graph's builder as it is read (nodes typed, and edges given

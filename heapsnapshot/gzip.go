@@ -16,8 +16,8 @@ func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b 
 // stream of csize bytes (-1 if unknown).
 func (o Options) maxDecompressed(csize int64) int64 {
 	switch {
-	case o.MaxDecompressed > 0:
-		return o.MaxDecompressed
+	case o.MaxInflated > 0:
+		return o.MaxInflated
 	case csize < 0:
 		return 64 << 30
 	}
@@ -51,7 +51,7 @@ type capReader struct {
 func (c *capReader) Read(p []byte) (int, error) {
 	if c.left <= 0 {
 		return 0, &FormatError{Offset: c.limit, Section: "gzip",
-			Err: fmt.Errorf("decompressed data exceeds %d bytes (Options.MaxDecompressed)", c.limit)}
+			Err: fmt.Errorf("decompressed data exceeds %d bytes (Options.MaxInflated)", c.limit)}
 	}
 	if int64(len(p)) > c.left {
 		p = p[:c.left]

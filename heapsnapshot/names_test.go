@@ -131,7 +131,7 @@ func TestGzip(t *testing.T) {
 			t.Errorf("gzip: %d objects %d edges, want %d %d", got.NumObjects(), got.NumEdges(), want.NumObjects(), want.NumEdges())
 		}
 	}
-	_, err = Options{MaxDecompressed: int64(len(plain) / 2)}.Read(bytes.NewReader(gz.Bytes()))
+	_, err = Options{MaxInflated: int64(len(plain) / 2)}.Read(bytes.NewReader(gz.Bytes()))
 	var fe *FormatError
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "exceeds") {
 		t.Errorf("capped read: %v, want a FormatError saying the data exceeds the bound", err)

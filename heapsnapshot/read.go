@@ -23,12 +23,12 @@ type Options struct {
 	// function names, regexp sources and synthetic root names. Reading is
 	// faster and the graph smaller; duplicate-string detection is lost.
 	SkipValues bool
-	// MaxDecompressed bounds the decompressed size of a gzip-compressed
+	// MaxInflated bounds the decompressed size of a gzip-compressed
 	// snapshot, in bytes; a stream that expands beyond it is an error. 0
 	// means the default: 64 times the compressed size (V8 snapshots
 	// compress about 7 times) and at least 1 GiB, or 64 GiB when the
 	// compressed size is unknown.
-	MaxDecompressed int64
+	MaxInflated int64
 	// AllEdges keeps every edge with the kind its V8 type implies. By
 	// default the edges that DevTools deems non-essential for dominators
 	// (the WeakMap table-to-value edge, and edges from objects outside the
