@@ -6,8 +6,8 @@
 //
 // [Read] and [Open] take the JSON text plain or gzip-compressed (as
 // `gzip app.heapsnapshot` writes it), decompressing as they go, up to
-// [Options].MaxInflated bytes. [Read] streams: the JSON text is scanned once by a hand-written
-// tokenizer, on its own goroutine ahead of the record handling, and never
+// [Options].MaxInflated bytes. [Read] streams: the JSON text is scanned
+// once by a hand-written tokenizer, on its own goroutine ahead of the record handling, and never
 // held whole, so files beyond 2 GB read fine. Each node and edge goes
 // into the graph's builder as it is read (nodes typed, and edges given
 // their final labels in place, once the strings are known); the reader
