@@ -10,20 +10,28 @@ import (
 )
 
 // subjects returns the node_modules directory that holds the real npm
-// programs these tests run (express, eslint), skipping the test when
-// pkg is not installed there. HEAPSCOPE_SUBJECTS names the directory;
-// the default is /work/subjects/node_modules.
+// programs these tests run (express, eslint), as an absolute path,
+// skipping the test when pkg is not installed there. The default is the
+// repository's testdata/subjects/node_modules, which `cd
+// testdata/subjects && npm ci` fills at the versions its lock file pins
+// (.ci/run does); HEAPSCOPE_SUBJECTS names another directory.
 func subjects(t *testing.T, pkg string) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
 	}
 	dir := os.Getenv("HEAPSCOPE_SUBJECTS")
+	hint := "set HEAPSCOPE_SUBJECTS to a node_modules that has it"
 	if dir == "" {
-		dir = "/work/subjects/node_modules"
+		dir = filepath.Join("..", "..", "testdata", "subjects", "node_modules")
+		hint = "from the repository root: cd testdata/subjects && npm ci; or set HEAPSCOPE_SUBJECTS"
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, pkg, "package.json")); err != nil {
-		t.Skipf("npm package %s is not installed in %s (set HEAPSCOPE_SUBJECTS to a node_modules that has it)", pkg, dir)
+		t.Skipf("npm package %s is not installed in %s (%s)", pkg, dir, hint)
 	}
 	return dir
 }
