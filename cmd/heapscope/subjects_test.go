@@ -54,17 +54,23 @@ func TestExpressLeaks(t *testing.T) {
 	snap := func(n string) string { return filepath.Join(dir, n+".heapsnapshot") }
 	var rep struct {
 		Rows []struct {
-			Type  string `json:"type"`
-			Where string `json:"where"`
-			Count int    `json:"count"`
+			Type     string `json:"type"`
+			Where    string `json:"where"`
+			Count    int    `json:"count"`
+			Retained uint64 `json:"retained_bytes"`
 		} `json:"rows"`
 	}
 	runJSON(t, &rep, "leaks", "--json", "--top", "0", snap("1-baseline"), snap("2-target"), snap("3-final"))
 	found := map[string]int{}
 	for _, r := range rep.Rows {
 		found[r.Type+" "+r.Where] += r.Count
-		if r.Type == "(array)" || r.Type == "TCP" || r.Type == "Array" || strings.HasPrefix(r.Type, "system / ") {
-			t.Errorf("finding names a backing store or handle: %s x %d %s", r.Type, r.Count, r.Where)
+		// A backing store or handle in place of the planted elements
+		// would retain them (500 Sessions: over 100 KiB). Small ones are
+		// Node's own: a request slowed by load can add a timer list,
+		// and with it a new property store of timerListMap.
+		backing := r.Type == "(array)" || r.Type == "TCP" || r.Type == "Array" || strings.HasPrefix(r.Type, "system / ")
+		if backing && r.Retained >= 64<<10 {
+			t.Errorf("finding names a backing store or handle: %s x %d %s, retaining %d bytes", r.Type, r.Count, r.Where, r.Retained)
 		}
 	}
 	for _, want := range []string{
