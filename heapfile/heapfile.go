@@ -40,7 +40,9 @@ type Options struct {
 	// temporary file: a gzip-compressed HPROF dump decompressed, or a
 	// Python or HPROF snapshot that comes through a pipe. 0 means the
 	// default: 64 times the compressed size of a gzip dump, and at least
-	// 1 GiB (for a pipe, 1 GiB).
+	// 1 GiB (for a pipe, 1 GiB). It also bounds the text of a
+	// gzip-compressed V8 snapshot, which is read as it streams
+	// (heapsnapshot.Options.MaxInflated).
 	MaxInflated int64
 }
 
@@ -70,8 +72,12 @@ var formats = []format{
 			})
 		}},
 	{"v8", heapsnapshot.Match,
-		func(f *os.File, _ int64, _ Options) (*heap.Graph, error) { return heapsnapshot.Read(f) },
-		func(r io.Reader, _ Options) (*heap.Graph, error) { return heapsnapshot.Read(r) }},
+		func(f *os.File, _ int64, o Options) (*heap.Graph, error) {
+			return heapsnapshot.Options{MaxInflated: o.MaxInflated}.Read(f)
+		},
+		func(r io.Reader, o Options) (*heap.Graph, error) {
+			return heapsnapshot.Options{MaxInflated: o.MaxInflated}.Read(r)
+		}},
 }
 
 // spooled copies stream r into a temporary file and reads that.

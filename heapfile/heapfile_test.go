@@ -122,6 +122,10 @@ func TestPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	v8Bytes, err := os.ReadFile("../heapsnapshot/testdata/tiny.heapsnapshot")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		data func() []byte
@@ -131,6 +135,7 @@ func TestPipe(t *testing.T) {
 		{"hprof", nil, "../hprof/testdata/tiny.hprof"},
 		{"hprof gzip", func() []byte { return gzipped(hprofBytes) }, "../hprof/testdata/tiny.hprof"},
 		{"v8", nil, "../heapsnapshot/testdata/tiny.heapsnapshot"},
+		{"v8 gzip", func() []byte { return gzipped(v8Bytes) }, "../heapsnapshot/testdata/tiny.heapsnapshot"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("TMPDIR", t.TempDir())
@@ -215,21 +220,52 @@ func TestPipeLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stdinFrom(t, data)
+	_, err = heapfile.Options{MaxInflated: 1000}.Open("-")
+	if !errors.Is(err, heapfile.ErrTooLarge) || !strings.HasPrefix(err.Error(), "standard input: ") || !strings.Contains(err.Error(), "1000 bytes") {
+		t.Errorf("Open(%d bytes with a limit of 1000) = %v; want ErrTooLarge, naming the input and the limit", len(data), err)
+	}
+}
+
+// stdinFrom makes os.Stdin, until the test ends, a pipe that gives data.
+func stdinFrom(t *testing.T, data []byte) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
 	go func() {
 		w.Write(data)
 		w.Close()
 	}()
 	stdin := os.Stdin
 	os.Stdin = r
-	defer func() { os.Stdin = stdin }()
+	t.Cleanup(func() { os.Stdin = stdin; r.Close() })
+}
+
+// TestV8GzipLimit reads a gzip-compressed V8 snapshot, from a file and
+// from a pipe, with a limit below its text's size: ErrTooLarge, naming
+// the file and the limit; with a limit above it, the snapshot.
+func TestV8GzipLimit(t *testing.T) {
+	data, err := os.ReadFile("../heapsnapshot/testdata/tiny.heapsnapshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "tiny.heapsnapshot.gz")
+	if err := os.WriteFile(p, gzipped(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (heapfile.Options{MaxInflated: int64(len(data))}).Open(p); err != nil {
+		t.Errorf("Open(%d bytes of text with a limit of as many) = %v; want the snapshot", len(data), err)
+	}
+	_, err = heapfile.Options{MaxInflated: 1000}.Open(p)
+	if !errors.Is(err, heapfile.ErrTooLarge) || !strings.HasPrefix(err.Error(), p+": ") || !strings.Contains(err.Error(), "1000 bytes") {
+		t.Errorf("Open(%d bytes of text with a limit of 1000) = %v; want ErrTooLarge, naming the file and the limit", len(data), err)
+	}
+	stdinFrom(t, gzipped(data))
 	_, err = heapfile.Options{MaxInflated: 1000}.Open("-")
 	if !errors.Is(err, heapfile.ErrTooLarge) || !strings.HasPrefix(err.Error(), "standard input: ") || !strings.Contains(err.Error(), "1000 bytes") {
-		t.Errorf("Open(%d bytes with a limit of 1000) = %v; want ErrTooLarge, naming the input and the limit", len(data), err)
+		t.Errorf("Open(standard input, %d bytes of text with a limit of 1000) = %v; want ErrTooLarge, naming the input and the limit", len(data), err)
 	}
 }
 

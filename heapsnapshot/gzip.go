@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/input"
 )
 
 // isGzip reports whether b starts with the gzip magic.
@@ -41,7 +42,7 @@ func (o Options) readGzip(r io.Reader, csize int64) (*heap.Graph, error) {
 }
 
 // capReader reads at most limit bytes of decompressed text from r, then
-// fails; the errors of the decompressor (a damaged or cut stream) become
+// fails with an error that wraps an *input.LimitError; the errors of the decompressor (a damaged or cut stream) become
 // FormatErrors at the offset in the text where they happen.
 type capReader struct {
 	r           io.Reader
@@ -51,7 +52,7 @@ type capReader struct {
 func (c *capReader) Read(p []byte) (int, error) {
 	if c.left <= 0 {
 		return 0, &FormatError{Offset: c.limit, Section: "gzip",
-			Err: fmt.Errorf("decompressed data exceeds %d bytes (Options.MaxInflated)", c.limit)}
+			Err: fmt.Errorf("decompresses to %w (Options.MaxInflated)", &input.LimitError{Limit: c.limit})}
 	}
 	if int64(len(p)) > c.left {
 		p = p[:c.left]

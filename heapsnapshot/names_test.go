@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/input"
 )
 
 // TestNames checks the names users know: closures by their function,
@@ -133,8 +134,8 @@ func TestGzip(t *testing.T) {
 	}
 	_, err = Options{MaxInflated: int64(len(plain) / 2)}.Read(bytes.NewReader(gz.Bytes()))
 	var fe *FormatError
-	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "exceeds") {
-		t.Errorf("capped read: %v, want a FormatError saying the data exceeds the bound", err)
+	if !errors.As(err, &fe) || fe.Offset != int64(len(plain)/2) || !errors.Is(err, input.ErrTooLarge) {
+		t.Errorf("capped read: %v, want a FormatError at the bound wrapping input.ErrTooLarge", err)
 	}
 	cut := gz.Bytes()[:gz.Len()/2]
 	if _, err := Read(bytes.NewReader(cut)); err == nil {

@@ -126,8 +126,10 @@ Flags every analysis takes:
 	                            line counts them)
 	--max-inflated SIZE         write at most SIZE bytes to a temporary file
 	                            to read a snapshot (a gzip HPROF, or one from
-	                            a pipe); default 64 times the compressed
-	                            size, at least 1G (check and web take it too)
+	                            a pipe), and read at most SIZE bytes of a
+	                            gzip V8 snapshot's text; default 64 times the
+	                            compressed size, at least 1G (check and web
+	                            take it too)
 
 In Python tests, heapscope.leakcheck (assert_no_leaks, LeakCheck) and the
 pytest plugin (pytest -p heapscope.pytest_plugin) run a workload and fail

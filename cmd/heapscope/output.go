@@ -68,7 +68,7 @@ type inflateFlag struct {
 }
 
 func (f *inflateFlag) register(fs *flag.FlagSet) {
-	fs.Var(f, "max-inflated", "write at most `SIZE` bytes (suffixes K, M, G) to a temporary file to read a snapshot: a gzip HPROF decompressed, or a snapshot from a pipe (default: 64 times the compressed size, at least 1G)")
+	fs.Var(f, "max-inflated", "write at most `SIZE` bytes (suffixes K, M, G) to a temporary file to read a snapshot: a gzip HPROF decompressed, or a snapshot from a pipe; also the most text a gzip V8 snapshot may decompress to (default: 64 times the compressed size, at least 1G)")
 }
 
 func (f *inflateFlag) String() string {
