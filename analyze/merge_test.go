@@ -55,6 +55,9 @@ func naiveMerge(r *Retainers, t *DomTree, objs []heap.ObjectID) ([]PathGroup, in
 			} else {
 				st.Edge = collapseEdge(g.String(l.Name()))
 			}
+			if RopeStep(st.Type, st.Edge) {
+				st.Edge = RopeEdge
+			}
 			up = append(up, st)
 			v = p
 		}
@@ -112,12 +115,14 @@ func naiveMerge(r *Retainers, t *DomTree, objs []heap.ObjectID) ([]PathGroup, in
 // collapse ([3], ['k'], 42), so that runs of equal steps, signatures
 // past the cap and shared prefixes all occur. Some objects have names
 // (as class objects do), and one type is a container's entry (a Java
-// HashMap$Node), whose runs take any edge.
+// HashMap$Node), whose runs take any edge. One type is a V8 rope's
+// "(concatenated string)", and two edge names its halves, so that runs
+// down ropes, whatever their halves, occur too.
 func pathGraph(r *rand.Rand, n int) *heap.Graph {
 	b := heap.NewBuilder(heap.ByID)
 	b.SetMeta(heap.Meta{Runtime: "java"})
-	types := []heap.TypeID{b.Type("A"), b.Type("B"), b.Type("java.util.HashMap$Node")}
-	names := []heap.StringID{b.String("next"), b.String("val"), b.String("['k']"), b.String("42"), 0}
+	types := []heap.TypeID{b.Type("A"), b.Type("B"), b.Type("java.util.HashMap$Node"), b.Type("(concatenated string)")}
+	names := []heap.StringID{b.String("next"), b.String("val"), b.String("['k']"), b.String("42"), 0, b.String("first"), b.String("second")}
 	objNames := []heap.StringID{b.String("class X"), b.String("class Y")}
 	for i := range n {
 		id := b.Object(uint64(0x1000+16*i), types[r.IntN(len(types))], uint64(r.IntN(100)))
@@ -216,7 +221,7 @@ func TestMergePathsOracle(t *testing.T) {
 		}
 		pt := ShortestPaths(g, PathOptions{ExtraRoots: extra})
 		dt := Dominators(g, DomOptions{ExtraRoots: extra})
-		for _, typ := range []string{"A", "B", "java.util.HashMap$Node"} {
+		for _, typ := range []string{"A", "B", "java.util.HashMap$Node", "(concatenated string)"} {
 			sel := Select(g, Selector{Type: typ})
 			r.Shuffle(len(sel), func(a, b int) { sel[a], sel[b] = sel[b], sel[a] })
 			if len(sel) > 0 {
@@ -245,6 +250,61 @@ func TestMergePathsOracle(t *testing.T) {
 		for _, typ := range []string{"Node", "Box"} {
 			compareMerge(t, fmt.Sprintf("chain period %d type %s", period, typ), g, pt, dt, Select(g, Selector{Type: typ}))
 		}
+	}
+}
+
+// TestMergePathsRope merges the paths of the strings at the leaves of a
+// V8 rope, reached down runs of "first" and "second" halves in every
+// mix: two groups, by the leaf's own half, each with one rope step
+// marked Repeated; and the rope's inner nodes, but for its root, in one.
+func TestMergePathsRope(t *testing.T) {
+	b := heap.NewBuilder(heap.ByID)
+	cons, str := b.Type("(concatenated string)"), b.Type("string")
+	halves := [2]heap.StringID{b.String("first"), b.String("second")}
+	// A complete binary rope of depth 5 over 32 leaf strings.
+	const depth = 5
+	inner := 1<<depth - 1
+	for i := range inner {
+		b.Object(uint64(0x1000+16*i), cons, 32)
+	}
+	for i := range 1 << depth {
+		b.Object(uint64(0x1000+16*(inner+i)), str, 24)
+	}
+	for i := range inner {
+		for k := range 2 {
+			b.Edge(heap.ObjectID(i), uint64(2*i+1+k), heap.NamedLabel(heap.Internal, halves[k]))
+		}
+	}
+	b.Root(heap.RootGlobal, 0, b.String("text"))
+	g, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := ShortestPaths(g, PathOptions{})
+	rope := SigStep{Type: "(concatenated string)", Edge: RopeEdge, Repeated: true}
+	groups, unreached := MergePaths(pt, nil, Select(g, Selector{Type: "string"}))
+	var got []string
+	for _, grp := range groups {
+		got = append(got, fmt.Sprintf("%d %v", grp.Count, grp.Signature))
+	}
+	want := []string{
+		fmt.Sprintf("16 %v", []SigStep{{Type: "(concatenated string)"}, rope, {Type: "string", Edge: "first"}}),
+		fmt.Sprintf("16 %v", []SigStep{{Type: "(concatenated string)"}, rope, {Type: "string", Edge: "second"}}),
+	}
+	if unreached != 0 || !slices.Equal(got, want) {
+		t.Errorf("leaves: groups\n%q, %d unreached; want\n%q", got, unreached, want)
+	}
+	groups, _ = MergePaths(pt, nil, Select(g, Selector{Type: "(concatenated string)"}))
+	got = got[:0]
+	for _, grp := range groups {
+		got = append(got, fmt.Sprintf("%d %v", grp.Count, grp.Signature))
+	}
+	want = []string{
+		fmt.Sprintf("%d %v", inner-1, []SigStep{{Type: "(concatenated string)"}, rope}),
+		fmt.Sprintf("1 %v", []SigStep{{Type: "(concatenated string)"}}),
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("inner nodes: groups\n%q; want\n%q", got, want)
 	}
 }
 
