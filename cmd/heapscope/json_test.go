@@ -1,7 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"maps"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"testing"
 )
 
@@ -79,5 +85,50 @@ func TestJSONComplete(t *testing.T) {
 	runJSON(t, &tree, "tree", "--json", "--top", "1", f)
 	if !tree.Truncated {
 		t.Error("tree --json --top 1 hides children but is not truncated")
+	}
+}
+
+// TestJSONKeys: every key of every command's JSON is snake_case, the
+// same convention throughout, on the snapshots of a real Python program.
+func TestJSONKeys(t *testing.T) {
+	dir := t.TempDir()
+	runPython(t, "leaky.py", dir)
+	b, tg, f := filepath.Join(dir, "baseline.pysnap"), filepath.Join(dir, "target.pysnap"), filepath.Join(dir, "final.pysnap")
+	snake := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	for _, args := range [][]string{
+		{"summary", f}, {"diff", b, f}, {"trend", b, tg, f}, {"leaks", b, tg, f}, {"check", b, tg, f},
+		{"why", f, "str"}, {"containers", f}, {"duplicates", f}, {"top", f}, {"tree", "--depth", "3", f},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(append([]string{args[0], "--json"}, args[1:]...), &stdout, &stderr)
+		var ee *exitError
+		if err != nil && !(args[0] == "check" && errors.As(err, &ee) && ee.code == 1) {
+			t.Fatalf("%v: %v\n%s", args, err, stderr.String())
+		}
+		var v any
+		if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		bad := map[string]bool{}
+		var walk func(v any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				for k, x := range v {
+					if !snake.MatchString(k) {
+						bad[k] = true
+					}
+					walk(x)
+				}
+			case []any:
+				for _, x := range v {
+					walk(x)
+				}
+			}
+		}
+		walk(v)
+		if len(bad) > 0 {
+			t.Errorf("%s --json: keys not in snake_case: %v", args[0], slices.Sorted(maps.Keys(bad)))
+		}
 	}
 }

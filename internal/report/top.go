@@ -181,7 +181,13 @@ func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
 	if d.Hung > 0 {
 		jw.field("held_weakly", hungJSON{d.Hung, d.HungRetained})
 	}
-	jw.field("unreachable", d.Unreachable)
+	unreachable := []typeJSON{}
+	for _, s := range d.Unreachable.ByType {
+		unreachable = append(unreachable, typeJSON{s.Name, s.Classes, s.Count, s.Shallow, s.Retained})
+	}
+	jw.field("unreachable", d.Unreachable.Count)
+	jw.field("unreachable_bytes", d.Unreachable.Bytes)
+	jw.field("unreachable_types", unreachable)
 	return jw.end()
 }
 

@@ -85,8 +85,7 @@
         { key: 'sample', label: 'e.g.', cell: (r) => el('span', { class: 'object', text: r.sample }) },
       ])));
     }
-    const u = d.unreachable || {};
-    if (u.Count > 0) out.push(section('Unreachable', el('p', { text: `${count(u.Count)} objects (${bytes(u.Bytes)}) that no root reaches` })));
+    if (d.unreachable > 0) out.push(section('Unreachable', el('p', { text: `${count(d.unreachable)} objects (${bytes(d.unreachable_bytes)}) that no root reaches` })));
     later(() => HS.barChart(HS.chart(box), d.types.slice(0, 12).map((r) => ({ name: r.type, value: r.retained_bytes }))));
     return out;
   }
