@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -359,4 +360,46 @@ func Env(base []string, o RunOptions) []string {
 		out = append(out, "HEAPSCOPE_CHILDREN=1")
 	}
 	return out
+}
+
+// WritePackage writes a copy of the importable heapscope package into
+// dir/heapscope, readable by every user and writable by none but the
+// caller (directory 0755, files 0644), for a Python process of another
+// user to load: the agent's code is no secret, and what only the caller
+// can write only the caller can change. dir must exist and be the
+// caller's; the copy has no __pycache__.
+func WritePackage(dir string) (string, error) {
+	pkg := filepath.Join(dir, "heapscope")
+	if err := os.Mkdir(pkg, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(pkg, 0o755); err != nil { // whatever the umask
+		return "", err
+	}
+	names, err := fs.Glob(files, "heapscope/*.py")
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names {
+		b, err := files.ReadFile(n)
+		if err != nil {
+			return "", err
+		}
+		p := filepath.Join(pkg, path.Base(n))
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return "", err
+		}
+		_, werr := f.Write(b)
+		if err := f.Chmod(0o644); werr == nil {
+			werr = err
+		}
+		if err := f.Close(); werr == nil {
+			werr = err
+		}
+		if werr != nil {
+			return "", werr
+		}
+	}
+	return pkg, nil
 }

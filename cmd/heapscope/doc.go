@@ -77,6 +77,11 @@ different runtimes.
 
 Taking snapshots:
 
+	snapshot --python PID -o FILE
+	                            take a snapshot of a running CPython (3.9+)
+	                            process: gdb has its main thread run
+	                            heapscope's agent at its next safe point
+	                            (--census, --values=false, --no-collect)
 	snapshot --node PID -o FILE take a V8 heap snapshot of a running Node
 	                            process (its inspector opens on 127.0.0.1)
 	snapshot --java PID -o FILE take an HPROF dump of a running JVM (jcmd)

@@ -17,28 +17,45 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/heapscope/heapscope/attach"
 	"github.com/heapscope/heapscope/heapsnapshot"
 	"github.com/heapscope/heapscope/inspector"
 )
 
 func runSnapshot(args []string, stdout, stderr io.Writer) error {
-	fs := flagSet("snapshot", "--node PID | --java PID", stderr)
+	fs := flagSet("snapshot", "--python PID | --node PID | --java PID", stderr)
+	pyPID := fs.Int("python", 0, "take a snapshot of the running CPython (3.9+) process `PID` with heapscope's agent, injected with gdb")
 	nodePID := fs.Int("node", 0, "take a V8 heap snapshot of the running Node process `PID` (its inspector is opened with SIGUSR1 on 127.0.0.1 and closed again)")
 	javaPID := fs.Int("java", 0, "take an HPROF dump of the running JVM `PID` (with jcmd GC.heap_dump)")
 	out := fs.String("o", "", "write the snapshot to `FILE` (mode 0600)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long")
-	values := fs.Bool("values", true, "write string contents (false: none; Node only)")
+	values := fs.Bool("values", true, "write string contents (false: none; Python and Node)")
+	census := fs.Bool("census", false, "take a census: every object's type and size, no references (Python)")
+	noCollect := fs.Bool("no-collect", false, "do not run gc.collect() before the snapshot (Python)")
+	maxValue := fs.Int("max-value-len", 64, "write at most `N` characters of each str or bytes value (Python)")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
 	if *out == "" {
 		return usagef("snapshot needs -o FILE")
 	}
-	if (*nodePID == 0) == (*javaPID == 0) {
-		return usagef("snapshot needs exactly one of --node PID and --java PID")
+	chosen := 0
+	for _, p := range []int{*pyPID, *nodePID, *javaPID} {
+		if p != 0 {
+			chosen++
+		}
+	}
+	if chosen != 1 {
+		return usagef("snapshot needs exactly one of --python PID, --node PID and --java PID")
 	}
 	if !*values && *javaPID != 0 {
-		return usagef("--values=false is for --node: the JVM writes its dump itself, with every value")
+		return usagef("--values=false is for --python and --node: the JVM writes its dump itself, with every value")
+	}
+	if *pyPID == 0 && (*census || *noCollect || *maxValue != 64) {
+		return usagef("--census, --no-collect and --max-value-len are for --python")
+	}
+	if *maxValue < 0 {
+		return usagef("--max-value-len must not be negative")
 	}
 	if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
 		return usagef("-o %s is a directory; give the name of the snapshot file", *out)
@@ -51,9 +68,17 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	ctx, cleanup, caught, stop := interruptible(ctx, stderr)
 	defer stop()
 	var err error
-	if *javaPID != 0 {
+	switch {
+	case *pyPID != 0:
+		err = pythonSnapshot(ctx, *pyPID, *out, attach.Options{
+			Census: *census, NoValues: !*values, MaxValueLen: *maxValue, NoCollect: *noCollect, Cleanup: cleanup,
+			Waiting: func() {
+				fmt.Fprintf(stderr, "heapscope: waiting for the main thread of process %d to run Python code (it is in a long call: sleep, join, read?)\n", *pyPID)
+			},
+		})
+	case *javaPID != 0:
 		err = javaSnapshot(ctx, *javaPID, *out)
-	} else {
+	default:
 		err = withProgress(stderr, "taking a heap snapshot of node "+fmt.Sprint(*nodePID), func() error {
 			return nodeSnapshot(ctx, *nodePID, *out, inspector.Options{NoValues: !*values, Cleanup: cleanup})
 		})
@@ -61,7 +86,7 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	if s := caught(); s != 0 && err != nil {
 		return &exitError{code: 128 + int(s), msg: fmt.Sprintf("interrupted by %v; no snapshot written (%v)", s, err)}
 	}
-	if errors.Is(err, inspector.ErrNotNode) || errors.Is(err, errNotJVM) {
+	if errors.Is(err, inspector.ErrNotNode) || errors.Is(err, errNotJVM) || errors.Is(err, attach.ErrNotPython) {
 		return &usageError{err.Error()}
 	}
 	if ce, ok := err.(*inspector.CloseError); ok {
@@ -164,6 +189,13 @@ func nodeSnapshot(ctx context.Context, pid int, path string, opt inspector.Optio
 		return err
 	}
 	return serr
+}
+
+// pythonSnapshot has the CPython process pid take a snapshot with
+// heapscope's agent (package attach) and puts it at path.
+func pythonSnapshot(ctx context.Context, pid int, path string, opt attach.Options) error {
+	_, err := attach.Snapshot(ctx, pid, path, opt)
+	return err
 }
 
 // errNotJVM is wrapped by the error for a pid that is not a JVM that

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/heapscope/heapscope/analyze"
 	"github.com/heapscope/heapscope/heapfile"
@@ -221,27 +220,8 @@ func TestSnapshotInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "big.heapsnapshot")
 	hs := exec.Command(bin, "snapshot", "--node", strconv.Itoa(node.Process.Pid), "-o", out)
-	var stderr bytes.Buffer
-	hs.Stderr = &stderr
-	if err := hs.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- hs.Wait() }()
 	// Mid-capture: the temporary file has its first chunk.
-	for streaming := false; !streaming; {
-		select {
-		case err := <-exited:
-			t.Fatalf("heapscope ended before the interrupt: %v\n%s", err, stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if fi, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".heapscope-") && fi.Size() > 0 {
-				streaming = true
-			}
-		}
-	}
+	exited, stderr := startUntil(t, hs, "the interrupt", stageWritten(dir))
 	hs.Process.Signal(syscall.SIGINT)
 	err := <-exited
 	if code := hs.ProcessState.ExitCode(); code != 130 {
@@ -295,27 +275,8 @@ func TestSnapshotJavaInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "big.hprof")
 	hs := exec.Command(bin, "snapshot", "--java", strconv.Itoa(jvm.Process.Pid), "-o", out)
-	var stderr bytes.Buffer
-	hs.Stderr = &stderr
-	if err := hs.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- hs.Wait() }()
 	// Mid-dump: the JVM has written part of the temporary file.
-	for writing := false; !writing; {
-		select {
-		case err := <-exited:
-			t.Fatalf("heapscope ended before the interrupt: %v\n%s", err, stderr.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if fi, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".heapscope-") && fi.Size() > 0 {
-				writing = true
-			}
-		}
-	}
+	exited, stderr := startUntil(t, hs, "the interrupt", stageWritten(dir))
 	hs.Process.Signal(syscall.SIGINT)
 	err := <-exited
 	if code := hs.ProcessState.ExitCode(); code != 130 {
@@ -330,6 +291,20 @@ func TestSnapshotJavaInterrupt(t *testing.T) {
 		t.Fatalf("a capture after the interrupted one: %v\n%s", err, se.String())
 	}
 	assertOnly(t, dir, "big.hprof")
+}
+
+// stageWritten reports whether dir holds a temporary file of heapscope's
+// (.heapscope-*) with something in it.
+func stageWritten(dir string) func() bool {
+	return func() bool {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if fi, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".heapscope-") && fi.Size() > 0 {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // startJavaProgram runs the Java source prog (class Sleeper) as a

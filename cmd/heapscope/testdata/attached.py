@@ -1,0 +1,59 @@
+"""A program heapscope attaches to while it runs: it leaks Leaked objects
+from one line, and answers commands on stdin.
+
+    ping         -> pong
+    state        -> same, or changed ... (what heapscope left behind)
+    big N        -> keeps N more objects (a capture then takes a while)
+    sleep S      -> its main thread sleeps S seconds, outside Python
+    stop         -> stops leaking
+"""
+import select
+import sys
+import time
+
+
+class Leaked:
+    def __init__(self, i):
+        self.i = i
+
+
+leak = []
+
+
+def grow():
+    leak.append(Leaked(len(leak)))  # the leaking line
+
+
+def state():
+    import __main__
+    return repr((sorted(k for k in sys.modules if "heapscope" in k), list(sys.path),
+                 [type(f).__name__ for f in sys.meta_path],
+                 sorted(k for k in vars(__main__) if "heapscope" in k)))
+
+
+start = state()
+keep = []
+growing = True
+print("ready", flush=True)
+while True:
+    r, _, _ = select.select([sys.stdin], [], [], 0.005)
+    if r:
+        line = sys.stdin.readline()
+        if not line:
+            break
+        cmd = line.split()
+        if cmd[0] == "ping":
+            print("pong", flush=True)
+        elif cmd[0] == "state":
+            now = state()
+            print("same" if now == start else "changed " + now, flush=True)
+        elif cmd[0] == "big":
+            keep.extend(Leaked(i) for i in range(int(cmd[1])))
+            print("big", flush=True)
+        elif cmd[0] == "sleep":
+            time.sleep(float(cmd[1]))
+        elif cmd[0] == "stop":
+            growing = False
+            print("stopped", flush=True)
+    if growing:
+        grow()
