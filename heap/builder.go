@@ -66,6 +66,11 @@ type Builder struct {
 	digAtVal  []uint64
 	nameObj   []ObjectID
 	nameStr   []StringID
+	site      []SiteID
+	siteAt    []uint64 // addresses of sites given by address
+	siteAtID  []SiteID
+	siteFrame []Frame
+	sitePar   []SiteID
 	meta      Meta
 	warnings  []Warning
 	nwarnings int
@@ -107,6 +112,9 @@ func (b *Builder) Grow(n, m int) {
 		}
 		if b.flags != nil {
 			b.flags = growTo(b.flags, n)
+		}
+		if b.site != nil {
+			b.site = growTo(b.site, n)
 		}
 	}
 	if n > 0 {
@@ -256,32 +264,29 @@ func (b *Builder) Root(kind RootKind, target uint64, name StringID) {
 
 // SetRefcount records the runtime's reference count of id.
 func (b *Builder) SetRefcount(id ObjectID, n uint32) {
-	if b.refcnt == nil {
-		b.refcnt = make([]uint32, 0, cap(b.typ))
+	b.refcnt = setAt(b.refcnt, cap(b.typ), id, n)
+}
+
+// setAt sets column s at id to v, making s (with capacity c) or
+// growing it with zeros as needed, and returns it.
+func setAt[T any](s []T, c int, id ObjectID, v T) []T {
+	if s == nil {
+		s = make([]T, 0, c)
 	}
-	if int(id) < len(b.refcnt) {
-		b.refcnt[id] = n
-		return
+	if int(id) < len(s) {
+		s[id] = v
+		return s
 	}
-	for len(b.refcnt) < int(id) {
-		b.refcnt = append(b.refcnt, 0)
+	var zero T
+	for len(s) < int(id) {
+		s = append(s, zero)
 	}
-	b.refcnt = append(b.refcnt, n)
+	return append(s, v)
 }
 
 // SetFlags records the flags of id.
 func (b *Builder) SetFlags(id ObjectID, f Flags) {
-	if b.flags == nil {
-		b.flags = make([]Flags, 0, cap(b.typ))
-	}
-	if int(id) < len(b.flags) {
-		b.flags[id] = f
-		return
-	}
-	for len(b.flags) < int(id) {
-		b.flags = append(b.flags, 0)
-	}
-	b.flags = append(b.flags, f)
+	b.flags = setAt(b.flags, cap(b.typ), id, f)
 }
 
 // SetValue records a short value label for id.
@@ -377,7 +382,7 @@ func (b *Builder) Build() (*Graph, error) {
 	var idx *AddrIndex
 	// A snapshot with nothing but roots to resolve by address (a census:
 	// objects without references) needs no index of every address.
-	rootsOnly := b.numEdges() == 0 && len(b.late) == 0 && len(b.valAt) == 0 && len(b.digAt) == 0
+	rootsOnly := b.numEdges() == 0 && len(b.late) == 0 && len(b.valAt) == 0 && len(b.digAt) == 0 && len(b.siteAt) == 0
 	if b.targets == ByAddress && !rootsOnly {
 		idx = NewAddrIndex(b.addr)
 		if d := idx.Duplicates(); d > 0 {
@@ -591,6 +596,17 @@ func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32)
 				b.digVal = append(b.digVal, b.digAtVal[i])
 			}
 		}
+		for i, a := range b.siteAt {
+			if id, ok := idx.Lookup(a); ok && (int(id) >= len(b.site) || b.site[id] == NoSite) {
+				b.SetSite(id, b.siteAtID[i])
+			}
+		}
+	}
+	if b.site != nil {
+		for len(b.site) < n {
+			b.site = append(b.site, NoSite)
+		}
+		b.site = b.site[:n]
 	}
 	if len(b.valObj) > 0 && b.valStr.len() == 0 {
 		b.valStr.grow(len(b.valObj), 0)
@@ -622,6 +638,9 @@ func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32)
 		digVal:    digVal,
 		nameObj:   nameObj,
 		nameStr:   nameStr,
+		site:      b.site,
+		siteFrame: b.siteFrame,
+		sitePar:   b.sitePar,
 		meta:      b.meta,
 		warnings:  b.warnings,
 	}

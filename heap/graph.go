@@ -45,8 +45,11 @@ type Graph struct {
 	digObj []ObjectID // sorted
 	digVal []uint64
 
-	nameObj []ObjectID // sorted
-	nameStr []StringID
+	nameObj   []ObjectID // sorted
+	nameStr   []StringID
+	site      []SiteID // nil when the snapshot records no allocation sites
+	siteFrame []Frame  // by SiteID; entry 0 is NoSite's
+	sitePar   []SiteID
 
 	meta     Meta
 	warnings []Warning

@@ -55,6 +55,26 @@ func (g *Graph) Validate() error {
 			return fmt.Errorf("heap: value text %d is out of range", i)
 		}
 	}
+	if g.site != nil && len(g.site) != n {
+		return fmt.Errorf("heap: %d sites for %d objects", len(g.site), n)
+	}
+	if len(g.sitePar) != len(g.siteFrame) {
+		return fmt.Errorf("heap: %d site parents for %d sites", len(g.sitePar), len(g.siteFrame))
+	}
+	for i, s := range g.site {
+		if int(s) >= len(g.siteFrame) {
+			return fmt.Errorf("heap: object %d has site %d of %d", i, s, len(g.siteFrame))
+		}
+	}
+	for s := range g.siteFrame {
+		f := g.siteFrame[s]
+		if s > 0 && int(g.sitePar[s]) >= s {
+			return fmt.Errorf("heap: site %d has caller %d, not an earlier site", s, g.sitePar[s])
+		}
+		if int(f.Function) >= len(g.strs) || int(f.File) >= len(g.strs) {
+			return fmt.Errorf("heap: site %d names a string out of range", s)
+		}
+	}
 	for i, id := range g.valObj {
 		if int(id) >= n || (i > 0 && g.valObj[i-1] >= id) {
 			return fmt.Errorf("heap: value label %d is out of order or range", i)

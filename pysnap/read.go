@@ -34,7 +34,7 @@ const Magic = "HSPYSNAP"
 // Version is the format version this package writes and reads.
 const (
 	VersionMajor = 1
-	VersionMinor = 0
+	VersionMinor = 1
 )
 
 // Section kinds.
@@ -47,6 +47,8 @@ const (
 	secValues   = 6
 	secWarnings = 7
 	secDigests  = 8
+	secSites    = 9
+	secObjSites = 10
 	secEnd      = 0x7FFFFFFF
 )
 
@@ -60,7 +62,7 @@ const (
 var sectionNames = map[uint32]string{
 	secMeta: "META", secStrings: "STRINGS", secTypes: "TYPES", secObjects: "OBJECTS",
 	secRoots: "ROOTS", secValues: "VALUES", secWarnings: "WARNINGS", secDigests: "DIGESTS",
-	secEnd: "END",
+	secSites: "SITES", secObjSites: "OBJECT_SITES", secEnd: "END",
 }
 
 func sectionName(k uint32) string {
@@ -279,6 +281,10 @@ func (rd *reader) section(kind, count uint32, p []byte, off int64) error {
 		return rd.warningsSection(count, p, off)
 	case secDigests:
 		return rd.digestsSection(count, p, off)
+	case secSites:
+		return rd.sitesSection(count, p, off)
+	case secObjSites:
+		return rd.objectSitesSection(count, p, off)
 	}
 	rd.b.Warn(off-sectionHead, "skipped %s of %d bytes: unknown kind", rd.sec, len(p))
 	return nil

@@ -27,6 +27,9 @@ t type 1072
 frame frame 400 -> <local>_x=x
 refcount x 3
 value k cache
+site x handle@app.py:12 app.py:40
+site y app.py:13 app.py:40
+site cache app.py:40
 `
 
 func encode(t testing.TB, g *heap.Graph, chunk int) []byte {

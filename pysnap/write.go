@@ -106,6 +106,31 @@ func Write(w io.Writer, g *heap.Graph, chunk int) error {
 		section(secDigests, ndig, append(daddr, dval...))
 	}
 
+	if g.NumSites() > 1 {
+		ns := g.NumSites() - 1
+		cols := make([][]byte, 4)
+		for s := heap.SiteID(1); int(s) < g.NumSites(); s++ {
+			f := g.SiteFrame(s)
+			cols[0] = le.AppendUint32(cols[0], uint32(g.SiteParent(s)))
+			cols[1] = le.AppendUint32(cols[1], uint32(f.File))
+			cols[2] = le.AppendUint32(cols[2], uint32(f.Function))
+			cols[3] = le.AppendUint32(cols[3], f.Line)
+		}
+		section(secSites, uint32(ns), append(append(append(cols[0], cols[1]...), cols[2]...), cols[3]...))
+	}
+	if g.HasSites() {
+		var addrs, sites []byte
+		var n uint32
+		for id := range g.Objects() {
+			if s := g.Site(id); s != heap.NoSite {
+				addrs = le.AppendUint64(addrs, g.Addr(id))
+				sites = le.AppendUint32(sites, uint32(s))
+				n++
+			}
+		}
+		section(secObjSites, n, append(addrs, padTo8(sites)...))
+	}
+
 	var sh [sectionHead]byte
 	le.PutUint32(sh[0:], secEnd)
 	le.PutUint64(sh[8:], endSize)

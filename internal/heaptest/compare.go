@@ -2,13 +2,15 @@ package heaptest
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/heapscope/heapscope/heap"
 )
 
 // Equal reports the first difference between two graphs, comparing what a
 // round trip through a snapshot format must keep: objects in order with
-// their address, type name, size, refcount, flags, value and digest;
+// their address, type name, size, refcount, flags, value, digest and
+// allocation stack;
 // edges with target, kind and name; roots with kind and name. It returns
 // nil when they agree.
 func Equal(a, b *heap.Graph) error {
@@ -41,6 +43,9 @@ func Equal(a, b *heap.Graph) error {
 		if da != db || oka != okb {
 			return fmt.Errorf("object %d: digest %x,%v != %x,%v", i, da, oka, db, okb)
 		}
+		if sa, sb := StackText(a, a.Site(id)), StackText(b, b.Site(id)); sa != sb {
+			return fmt.Errorf("object %d: allocated at %q != %q", i, sa, sb)
+		}
 		ea, eb := a.Edges(id), b.Edges(id)
 		if len(ea) != len(eb) {
 			return fmt.Errorf("object %d: %d edges != %d", i, len(ea), len(eb))
@@ -54,6 +59,9 @@ func Equal(a, b *heap.Graph) error {
 			}
 		}
 	}
+	if a.HasSites() != b.HasSites() {
+		return fmt.Errorf("HasSites %v != %v", a.HasSites(), b.HasSites())
+	}
 	ra, rb := a.Roots(), b.Roots()
 	if len(ra) != len(rb) {
 		return fmt.Errorf("%d roots != %d", len(ra), len(rb))
@@ -64,4 +72,21 @@ func Equal(a, b *heap.Graph) error {
 		}
 	}
 	return nil
+}
+
+// StackText writes site s of g as the DSL does: frames innermost first,
+// [FUNCTION@]FILE:LINE[:COLUMN], separated by spaces.
+func StackText(g *heap.Graph, s heap.SiteID) string {
+	var parts []string
+	for _, f := range g.Stack(s, 0) {
+		p := g.String(f.File) + ":" + fmt.Sprint(f.Line)
+		if f.Column != 0 {
+			p += ":" + fmt.Sprint(f.Column)
+		}
+		if f.Function != 0 {
+			p = g.String(f.Function) + "@" + p
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " ")
 }

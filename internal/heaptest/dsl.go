@@ -22,11 +22,13 @@ import (
 //	refcount NAME N
 //	digest NAME N
 //	flags NAME FLAG[,FLAG...]   (gctracked, immortal, opaque, synthetic, transient)
+//	site NAME FRAME [FRAME...]  (the allocation stack, innermost first)
 //	runtime NAME
 //	live                        (every object was alive: heap.Meta.Live)
 //
 // where a TYPE holds no spaces but may write one as + (system+/+Context,
-// as a URL query does), and EDGE is TARGET, LABEL=TARGET, [I]=TARGET (I a number: an index), or any of these prefixed
+// as a URL query does), FRAME is [FUNCTION@]FILE:LINE[:COLUMN], and
+// EDGE is TARGET, LABEL=TARGET, [I]=TARGET (I a number: an index), or any of these prefixed
 // by an edge kind and a colon (weak:cache=b, internal:[0]=c). Objects get
 // IDs in the order they are declared and address 0x1000+16*ID, unless the
 // name is written NAME@HEXADDR; edges may name objects declared later.
@@ -47,7 +49,7 @@ func Parse(src string) (*heap.Graph, error) {
 			continue
 		}
 		switch f[0] {
-		case "root", "value", "name", "refcount", "digest", "flags":
+		case "root", "value", "name", "refcount", "digest", "flags", "site":
 			continue // second pass
 		case "live":
 			meta.Live = true
@@ -124,12 +126,33 @@ func Parse(src string) (*heap.Graph, error) {
 			b.Edge(o.id, uint64(to), label)
 		}
 	}
+	sites := map[string]heap.SiteID{}
 	for n, line := range lines {
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue
 		}
 		switch f[0] {
+		case "site":
+			id, ok := ids[f[1]]
+			if !ok || len(f) < 3 {
+				return nil, fmt.Errorf("line %d: want site NAME FRAME...", n+1)
+			}
+			s := heap.NoSite
+			for i := len(f) - 1; i >= 2; i-- {
+				key := strings.Join(f[i:], " ")
+				if known, ok := sites[key]; ok {
+					s = known
+					continue
+				}
+				fr, err := parseFrame(b, f[i])
+				if err != nil {
+					return nil, fmt.Errorf("line %d: %v", n+1, err)
+				}
+				s = b.AddSite(s, fr)
+				sites[key] = s
+			}
+			b.SetSite(id, s)
 		case "root":
 			if len(f) < 3 {
 				return nil, fmt.Errorf("line %d: want root KIND NAME", n+1)
@@ -202,6 +225,27 @@ func Parse(src string) (*heap.Graph, error) {
 	}
 	b.SetMeta(meta)
 	return b.Build()
+}
+
+// parseFrame reads [FUNCTION@]FILE:LINE[:COLUMN].
+func parseFrame(b *heap.Builder, s string) (heap.Frame, error) {
+	var fr heap.Frame
+	if fn, rest, ok := strings.Cut(s, "@"); ok {
+		fr.Function, s = b.String(fn), rest
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return fr, fmt.Errorf("frame %q: want [FUNCTION@]FILE:LINE[:COLUMN]", s)
+	}
+	fr.File = b.String(parts[0])
+	for i, dst := range []*uint32{&fr.Line, &fr.Column}[:len(parts)-1] {
+		v, err := strconv.ParseUint(parts[i+1], 10, 32)
+		if err != nil {
+			return fr, fmt.Errorf("frame %q: %v", s, err)
+		}
+		*dst = uint32(v)
+	}
+	return fr, nil
 }
 
 var rootKinds = map[string]heap.RootKind{}
