@@ -114,8 +114,19 @@
 //     what they cost. Retained sizes are unaffected.
 //   - Plain "Object" nodes keep the class "Object"; DevTools renames them
 //     after their properties ("{a, b, c}") by interface inference.
-//   - No distances and no allocation traces, samples or locations: those
+//   - No distances and no allocation samples or locations: those
 //     sections are skipped.
+//
+// # Allocation sites
+//
+// A snapshot of a program that V8 tracks allocations in (node
+// --track-heap-objects, which heapscope run --trace-alloc sets, or the
+// inspector's HeapProfiler.startTrackingHeapObjects with
+// trackAllocations) gives each node a trace_node_id into trace_tree,
+// the tree of JavaScript stacks that allocated. The reader makes that
+// tree the graph's site table ([heap.Frame]: function name, script,
+// and the line and column where the function starts; V8 records
+// functions, not lines) and gives each object its site (trace.go).
 //
 // # Errors
 //

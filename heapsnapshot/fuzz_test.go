@@ -30,6 +30,7 @@ func FuzzRead(f *testing.F) {
 	zw.Write(tinySnap().bytes())
 	zw.Close()
 	f.Add(gz.Bytes())
+	f.Add(tracedSnap().bytes())
 	files, _ := filepath.Glob("testdata/*.heapsnapshot")
 	for _, name := range files {
 		if data, err := os.ReadFile(name); err == nil {

@@ -183,6 +183,14 @@ type reader struct {
 	sdata    []byte
 	soff     []uint64
 	digest   []uint64
+
+	// Allocation traces (trace.go): the layout and records of
+	// trace_function_infos and trace_tree, and each node's
+	// trace_node_id (nil until a node has one; fTrace -1 when nodes
+	// have no such field).
+	fTrace int
+	trace  traceLayout
+	ntrace []uint32
 }
 
 const (
@@ -333,6 +341,29 @@ func (rd *reader) value(k string, off int64) error {
 		}
 		rd.haveEdges = true
 		return rd.edges()
+	case "trace_function_infos", "trace_tree":
+		if !rd.haveSnapshot || rd.haveStrings {
+			// Outside V8's order their names cannot be read: skipped.
+			return s.skipValue(nil, 0)
+		}
+		if k == "trace_tree" {
+			if err := dup(rd.trace.haveTree); err != nil {
+				return err
+			}
+			rd.trace.haveTree = true
+			return rd.traceTree()
+		}
+		if err := dup(rd.trace.haveFunctions); err != nil {
+			return err
+		}
+		rd.trace.haveFunctions = true
+		if err := rd.traceFunctions(); err != nil {
+			return err
+		}
+		if rd.trace.fnMaxName > rd.maxName {
+			rd.maxName, rd.maxNameOff = rd.trace.fnMaxName, rd.trace.fnMaxNameOff
+		}
+		return nil
 	case "strings":
 		if err := dup(rd.haveStrings); err != nil {
 			return err
@@ -360,6 +391,8 @@ func (rd *reader) header() error {
 			NodeTypes  []json.RawMessage `json:"node_types"`
 			EdgeFields []string          `json:"edge_fields"`
 			EdgeTypes  []json.RawMessage `json:"edge_types"`
+			TraceFn    []string          `json:"trace_function_info_fields"`
+			TraceNode  []string          `json:"trace_node_fields"`
 		} `json:"meta"`
 		NodeCount *int64  `json:"node_count"`
 		EdgeCount *int64  `json:"edge_count"`
@@ -380,6 +413,10 @@ func (rd *reader) header() error {
 	var err error
 	rd.nf = len(m.NodeFields)
 	rd.ef = len(m.EdgeFields)
+	rd.fTrace = slices.Index(m.NodeFields, "trace_node_id")
+	if err := rd.setTraceLayout(m.TraceFn, m.TraceNode); err != nil {
+		return err
+	}
 	if rd.nf > 64 || rd.ef > 64 {
 		return s.errorf(off, "meta declares %d node fields and %d edge fields", rd.nf, rd.ef)
 	}
@@ -477,7 +514,7 @@ func (rd *reader) nodes() error {
 	rd.nidLo = make([]uint32, 0, c)
 	rd.nedges = make([]uint32, 0, c+1) // build appends one
 	ntypes := uint64(len(rd.nodeTypes))
-	fType, fName, fID, fSize, fEC, fDet := rd.fType, rd.fName, rd.fID, rd.fSize, rd.fEdgeCount, rd.fDetached
+	fType, fName, fID, fSize, fEC, fDet, fTrace := rd.fType, rd.fName, rd.fID, rd.fSize, rd.fEdgeCount, rd.fDetached, rd.fTrace
 	maxNodes := int64(math.MaxUint32 - 2)
 	if rd.nodeCount >= 0 {
 		maxNodes = min(maxNodes, rd.nodeCount)
@@ -517,6 +554,18 @@ func (rd *reader) nodes() error {
 					rd.dstate = padTo(rd.dstate, len(rd.ntype))
 					rd.dstate = append(rd.dstate, uint8(d))
 				}
+			}
+			if fTrace >= 0 && rec[fTrace] != 0 {
+				if rec[fTrace] > math.MaxUint32 {
+					return s.errorf(off, "trace_node_id %d out of range", rec[fTrace])
+				}
+				if rd.ntrace == nil {
+					rd.ntrace = make([]uint32, 0, cap(rd.ntype))
+				}
+				for len(rd.ntrace) < len(rd.ntype) {
+					rd.ntrace = append(rd.ntrace, 0)
+				}
+				rd.ntrace = append(rd.ntrace, uint32(rec[fTrace]))
 			}
 			rd.ntype = append(rd.ntype, uint8(t))
 			rd.nname = append(rd.nname, uint32(name))
@@ -712,6 +761,7 @@ func (rd *reader) markUses() error {
 	for i, t := range rd.ntype {
 		use[rd.nname[i]] |= nodeUse[t]
 	}
+	rd.traceNames(use)
 	rd.use = use
 	return nil
 }
@@ -931,6 +981,8 @@ func (rd *reader) build() (*heap.Graph, error) {
 		}
 	}
 	rd.digest, rd.ssize, rd.bigSize = nil, nil, nil
+	rd.buildSites(b)
+	rd.ntrace, rd.trace = nil, traceLayout{}
 	root := heap.ObjectID(rd.rootIndex / uint64(rd.nf))
 	b.Root(heap.RootVM, uint64(root), b.String("(root)"))
 

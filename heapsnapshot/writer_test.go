@@ -20,6 +20,20 @@ type tnode struct {
 	size  uint64
 	dom   uint8 // detachedness: 1 attached, 2 detached
 	edges []tedge
+	trace uint64 // trace_node_id
+}
+
+// tfunc is a trace function info; ttrace a node of the trace tree,
+// whose parent is an index into tsnap.traces (-1 for the root).
+type tfunc struct {
+	name, script string
+	line, column uint64
+}
+
+type ttrace struct {
+	id     uint64
+	fn     int
+	parent int
 }
 
 type tedge struct {
@@ -32,6 +46,8 @@ type tedge struct {
 type tsnap struct {
 	nodeFields []string // default: V8 11's seven fields
 	nodes      []tnode
+	functions  []tfunc
+	traces     []ttrace
 }
 
 var (
@@ -119,6 +135,8 @@ func (s *tsnap) write(w io.Writer) error {
 				v = uint64(len(n.edges))
 			case "detachedness":
 				v = uint64(n.dom)
+			case "trace_node_id":
+				v = n.trace
 			case "extra":
 				v = 12345
 			}
@@ -141,7 +159,33 @@ func (s *tsnap) write(w io.Writer) error {
 			fmt.Fprintf(bw, "%d,%d,%d", t, ni, e.to*len(fields))
 		}
 	}
-	bw.WriteString("],\n\"trace_function_infos\":[],\n\"trace_tree\":[],\n\"samples\":[],\n\"locations\":[],\n\"strings\":[")
+	bw.WriteString("],\n\"trace_function_infos\":[")
+	for i, f := range s.functions {
+		if i > 0 {
+			bw.WriteString("\n,")
+		}
+		fmt.Fprintf(bw, "%d,%d,%d,%d,%d,%d", i, str(f.name), str(f.script), i, f.line, f.column)
+	}
+	bw.WriteString("],\n\"trace_tree\":")
+	var tree func(parent int)
+	tree = func(parent int) {
+		bw.WriteByte('[')
+		first := true
+		for i, tr := range s.traces {
+			if tr.parent != parent {
+				continue
+			}
+			if !first {
+				bw.WriteByte(',')
+			}
+			first = false
+			fmt.Fprintf(bw, "%d,%d,1,16,", tr.id, tr.fn)
+			tree(i)
+		}
+		bw.WriteByte(']')
+	}
+	tree(-1)
+	bw.WriteString(",\n\"samples\":[],\n\"locations\":[],\n\"strings\":[")
 	for i, x := range strs {
 		if i > 0 {
 			bw.WriteString(",\n")
