@@ -33,6 +33,9 @@ type PathGroup struct {
 	// counted once across all groups (see [TopMost]).
 	Retained uint64
 	Sample   Path // the path of the member with the largest retained size
+	// Alloc says where the group's objects were allocated, when the
+	// snapshot records it (nil otherwise).
+	Alloc *Allocations
 }
 
 // MergePaths groups objs (typically all instances of a type) by the
@@ -62,7 +65,9 @@ type PathGroup struct {
 //
 // Attribute names stay, so two caches in different fields of one object
 // stay apart. Objects no path reaches are counted in unreached. t may
-// be nil: Retained is then 0 and samples are the lowest IDs.
+// be nil: Retained is then 0 and samples are the lowest IDs. When the
+// graph records allocation sites, each group says where its objects
+// were allocated (see [Allocations]).
 //
 // Each object on the paths is visited once, the first time a call meets
 // it: r keeps every object's signature (8 bytes per object of the graph,
@@ -88,6 +93,7 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 	var nodes []int32
 	var long []uint32
 	var samples []heap.ObjectID
+	tally := newSiteTally(g)
 	for _, id := range objs {
 		if int(id) >= g.NumObjects() || !r.Reached(id) {
 			unreached++
@@ -106,6 +112,9 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 		long[i] |= l
 		grp := &groups[i]
 		grp.Count++
+		if tally != nil {
+			tally.add(i, id)
+		}
 		if t == nil {
 			samples[i] = min(samples[i], id)
 			continue
@@ -124,6 +133,11 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 		grp.RootKind, grp.RootName, grp.Signature = s.steps(g, nodes[i], long[i])
 		keys[i] = sortKey(grp)
 		grp.Sample, _ = r.Path(samples[i])
+	}
+	if tally != nil {
+		for i, a := range tally.result(len(groups)) {
+			groups[i].Alloc = a
+		}
 	}
 	order := make([]int, len(groups))
 	for i := range order {

@@ -61,6 +61,7 @@ func TestCommands(t *testing.T) {
 	const before, mid, after = "testdata/before.pysnap", "testdata/mid.pysnap", "testdata/after.pysnap"
 	const rich = "testdata/rich.pysnap"
 	const classesBefore, classesAfter = "testdata/classes-before.pysnap", "testdata/classes-after.pysnap"
+	const sbefore, safter = "testdata/sites-before.pysnap", "testdata/sites-after.pysnap"
 	tests := []struct {
 		name string
 		args []string
@@ -105,6 +106,15 @@ func TestCommands(t *testing.T) {
 		{"top-classes", []string{"top", classesAfter}},
 		{"why-class", []string{"why", classesAfter, "Model_13"}},
 		{"why-class-family", []string{"why", classesAfter, "class:app.Model_*"}},
+		{"leaks-sites", []string{"leaks", sbefore, safter, safter}},
+		{"leaks-sites-json", []string{"leaks", "--json", sbefore, safter, safter}},
+		{"leaks-sites-markdown", []string{"leaks", "--format", "markdown", sbefore, safter, safter}},
+		{"check-sites", []string{"check", sbefore, safter, safter}},
+		{"check-sites-junit", []string{"check", "--format", "junit", sbefore, safter, safter}},
+		{"why-sites", []string{"why", safter, "app.Item"}},
+		{"why-sites-json", []string{"why", "--json", safter, "app.Item"}},
+		{"top-sites", []string{"top", safter}},
+		{"top-sites-json", []string{"top", "--json", "--top", "2", safter}},
 		{"summary-missing-file", []string{"summary", "testdata/nonexistent.pysnap"}},
 		{"summary-not-a-snapshot", []string{"summary", "testdata/before.heap"}},
 	}

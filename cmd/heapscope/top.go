@@ -11,6 +11,10 @@ import (
 	"github.com/heapscope/heapscope/internal/report"
 )
 
+// maxSiteRows is how many of top's objects say where what they retain
+// was allocated: each walks its part of the dominator tree.
+const maxSiteRows = 100
+
 func runTop(args []string, stdout, stderr io.Writer) error {
 	a := newAnalysis("top", "SNAPSHOT", stderr, 10)
 	pos, f, err := a.parse(args, 1, 1)
@@ -33,9 +37,13 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 	top := analyze.TopRetained(an.tree, n)
 	d.ObjectsShown = len(top)
 	d.Objects = func(yield func(report.TopObject) bool) {
-		for _, id := range top {
+		for i, id := range top {
 			p, _ := an.paths.Path(id)
-			if !yield(report.TopObject{Object: id, Chain: analyze.DominatorChain(an.tree, id), Path: p}) {
+			o := report.TopObject{Object: id, Chain: analyze.DominatorChain(an.tree, id), Path: p}
+			if i < maxSiteRows {
+				o.Alloc = analyze.RetainedSites(an.tree, id)
+			}
+			if !yield(o) {
 				return
 			}
 		}
@@ -46,6 +54,13 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 	}
 	types := analyze.RetainedByType(an.tree)
 	d.Types, d.TypesTotal = cut(types, a.out.top), len(types)
+	if g.HasSites() {
+		names := make([]string, len(d.Types))
+		for i, s := range d.Types {
+			names[i] = s.Name
+		}
+		d.TypeAlloc = analyze.TypeSites(g, names)
+	}
 	native := analyze.NativeByType(an.tree, an.held)
 	d.Native, d.NativeTotal = cut(native, a.out.top), len(native)
 	d.Unreachable = analyze.Unreachables(an.tree)

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/heapscope/heapscope/analyze"
 	"github.com/heapscope/heapscope/heap"
@@ -61,7 +62,7 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 			Verdicts  []verdictJSON        `json:"verdicts"`
 		}{srcs, rep.Mode, fails == 0, fails, rows})
 	case JUnit:
-		return junit(w, rep, vs, fails)
+		return junit(w, final, rep, vs, fails)
 	}
 	if err := header(w, f, srcs...); err != nil {
 		return err
@@ -89,6 +90,9 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 			mark = "pass (" + v.Reason + ")"
 		}
 		line := fmt.Sprintf("%s: %s x %s, retained %s, held by %s", mark, LeakLabel(x), Count(x.Count), Bytes(x.Retained), SignatureText(x.PathGroup))
+		if s := SitesLine(final, x.Alloc); s != "" {
+			line += ", allocated at " + s
+		}
 		if f == Markdown {
 			line = "- " + mdLine(line)
 		}
@@ -99,7 +103,7 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 	return nil
 }
 
-func junit(w io.Writer, rep analyze.LeakReport, vs []Verdict, fails int) error {
+func junit(w io.Writer, final *heap.Graph, rep analyze.LeakReport, vs []Verdict, fails int) error {
 	type failure struct {
 		Message string `xml:"message,attr"`
 		Type    string `xml:"type,attr"`
@@ -133,6 +137,12 @@ func junit(w io.Writer, rep analyze.LeakReport, vs []Verdict, fails int) error {
 				Message: fmt.Sprintf("%s x %d leaked, retaining %d bytes", LeakLabel(x), x.Count, x.Retained),
 				Type:    "leak",
 				Text:    "held by " + SignatureText(x.PathGroup) + "\ne.g. " + PathText(x.Sample),
+			}
+			if s := SitesLine(final, x.Alloc); s != "" {
+				c.Failure.Message += ", allocated at " + s
+				var b strings.Builder
+				writeSites(&b, final, x.Alloc, "", "allocated at")
+				c.Failure.Text += "\n" + strings.TrimRight(b.String(), "\n")
 			}
 		} else {
 			c.Skipped = &skipped{Message: v.Reason}

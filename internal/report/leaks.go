@@ -27,6 +27,9 @@ type findingJSON struct {
 	Path      string   `json:"path"`
 	Sample    pathJSON `json:"sample_path"`
 	Signature []string `json:"signature"`
+	// Allocated says where the finding's objects were allocated, when
+	// the snapshot records it.
+	Allocated *allocJSON `json:"allocated,omitempty"`
 }
 
 func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
@@ -35,7 +38,7 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 		j := findingJSON{
 			Text: FindingText(f), Type: f.Type, Classes: f.Classes, Types: f.Types, Element: f.Element, Where: f.Where, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
 			Growth: f.Growth, Noise: f.Noise, Counts: f.Counts, Path: SignatureText(f.PathGroup),
-			Sample: pathToJSON(g, f.Sample),
+			Sample: pathToJSON(g, f.Sample), Allocated: allocToJSON(g, f.Alloc),
 		}
 		if f.Holder >= 0 && f.Holder < len(f.Sample.Steps) {
 			st := f.Sample.Steps[f.Holder]
@@ -145,8 +148,15 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 	}
 	if f == Markdown {
 		t := Table{Columns: []Column{{"#", true}, {"retained", true}, {"leaked", false}, {"held by", false}}}
+		if final.HasSites() {
+			t.Columns = append(t.Columns, Column{"allocated at", false})
+		}
 		for i, x := range shown {
-			t.Add(fmt.Sprint(i+1), Bytes(x.Retained), FindingText(x)+noiseMark(x), SignatureText(x.PathGroup))
+			row := []string{fmt.Sprint(i + 1), Bytes(x.Retained), FindingText(x) + noiseMark(x), SignatureText(x.PathGroup)}
+			if final.HasSites() {
+				row = append(row, SitesLine(final, x.Alloc))
+			}
+			t.Add(row...)
 		}
 		if err := t.Write(w, f); err != nil {
 			return err
@@ -166,6 +176,9 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 			Bytes(x.Retained), entries, Bytes(x.Bytes), grew, noiseMark(x))
 		io.WriteString(w, wrapSteps("    held by  ", signatureSteps(x.PathGroup), widthOf(w)))
 		if _, err := io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(x.Sample), widthOf(w))); err != nil {
+			return err
+		}
+		if err := writeSites(w, final, x.Alloc, "    ", "allocated at"); err != nil {
 			return err
 		}
 	}

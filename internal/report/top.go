@@ -16,6 +16,9 @@ type TopObject struct {
 	Object heap.ObjectID
 	Chain  []heap.ObjectID
 	Path   analyze.Path // its shortest path from a root
+	// Alloc says where what it retains was allocated, when the
+	// snapshot records it.
+	Alloc *analyze.Allocations
 }
 
 // TopData is what the top command shows; the command computes it. Each
@@ -33,6 +36,7 @@ type TopData struct {
 	ObjectsShown int
 	ObjectsTotal int
 	Types        []analyze.TypeStat
+	TypeAlloc    []*analyze.Allocations // where each type's instances were allocated; nil without sites
 	TypesTotal   int
 	Native       []analyze.NativeGroup
 	NativeTotal  int
@@ -61,21 +65,37 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 		return err
 	}
 	section(w, f, fmt.Sprintf("Objects that retain the most (of %s reachable)", Bytes(t.Retained(analyze.SuperRoot))))
-	ot := Table{Columns: []Column{{"retained", true}, {"shallow", true}, {"object", false}, {"dominated by", false}, {"held by", false}}}
+	ot := Table{Columns: []Column{{"retained", true}, {"shallow", true}, {"object", false}, {"dominated by", false}}}
+	sites := g.HasSites()
+	if sites {
+		ot.Columns = append(ot.Columns, Column{"what it retains was allocated at", false})
+	}
+	ot.Columns = append(ot.Columns, Column{"held by", false})
 	for o := range d.Objects {
 		dom := strings.Join(chainLabels(g, o.Chain), " > ")
 		if dom == "" {
 			dom = "-"
 		}
-		ot.AddPath(pathSteps(o.Path), Bytes(t.Retained(o.Object)), Bytes(g.Size(o.Object)), ObjectText(g, o.Object), dom)
+		cells := []string{Bytes(t.Retained(o.Object)), Bytes(g.Size(o.Object)), ObjectText(g, o.Object), dom}
+		if sites {
+			cells = append(cells, SitesLine(g, o.Alloc))
+		}
+		ot.AddPath(pathSteps(o.Path), cells...)
 	}
 	if err := ot.Write(w, f); err != nil {
 		return err
 	}
 	section(w, f, "Types that retain the most (each object counted once)")
 	tt := Table{Columns: []Column{{"retained", true}, {"count", true}, {"shallow", true}, {"type", false}}}
-	for _, s := range d.Types {
-		tt.Add(Bytes(s.Retained), Count(s.Count), Bytes(s.Shallow), TypeLabel(s.Name, s.Classes))
+	if sites {
+		tt.Columns = append(tt.Columns, Column{"allocated at", false})
+	}
+	for i, s := range d.Types {
+		row := []string{Bytes(s.Retained), Count(s.Count), Bytes(s.Shallow), TypeLabel(s.Name, s.Classes)}
+		if sites {
+			row = append(row, SitesLine(g, typeAlloc(d, i)))
+		}
+		tt.Add(row...)
 	}
 	if err := tt.Write(w, f); err != nil {
 		return err
@@ -118,6 +138,15 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 	return nil
 }
 
+// typeAlloc returns where the instances of the i-th type were
+// allocated, or nil.
+func typeAlloc(d TopData, i int) *analyze.Allocations {
+	if i < len(d.TypeAlloc) {
+		return d.TypeAlloc[i]
+	}
+	return nil
+}
+
 // section starts a titled part of a report.
 func section(w io.Writer, f Format, title string) {
 	if f == Markdown {
@@ -132,15 +161,17 @@ func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
 	g := t.Graph()
 	type objJSON struct {
 		objectJSON
-		Chain []string `json:"dominators"`
-		Path  string   `json:"path"`
+		Chain     []string   `json:"dominators"`
+		Path      string     `json:"path"`
+		Allocated *allocJSON `json:"allocated,omitempty"` // what it retains
 	}
 	type typeJSON struct {
-		Type     string `json:"type"`
-		Classes  string `json:"classes,omitempty"`
-		Count    int    `json:"count"`
-		Shallow  uint64 `json:"shallow_bytes"`
-		Retained uint64 `json:"retained_bytes"`
+		Type      string     `json:"type"`
+		Classes   string     `json:"classes,omitempty"`
+		Count     int        `json:"count"`
+		Shallow   uint64     `json:"shallow_bytes"`
+		Retained  uint64     `json:"retained_bytes"`
+		Allocated *allocJSON `json:"allocated,omitempty"`
 	}
 	type nativeJSON struct {
 		Type     string `json:"type"`
@@ -154,8 +185,8 @@ func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
 		Retained uint64 `json:"retained_bytes"`
 	}
 	types := []typeJSON{}
-	for _, s := range d.Types {
-		types = append(types, typeJSON{s.Name, s.Classes, s.Count, s.Shallow, s.Retained})
+	for i, s := range d.Types {
+		types = append(types, typeJSON{s.Name, s.Classes, s.Count, s.Shallow, s.Retained, allocToJSON(g, typeAlloc(d, i))})
 	}
 	native := []nativeJSON{}
 	for _, n := range d.Native {
@@ -170,7 +201,7 @@ func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
 	jw.field("objects_total", d.ObjectsTotal)
 	jw.open("objects")
 	for o := range d.Objects {
-		j := objJSON{objectJSON: objToJSON(t, o.Object), Chain: chainText(g, o.Chain), Path: PathText(o.Path)}
+		j := objJSON{objectJSON: objToJSON(t, o.Object), Chain: chainText(g, o.Chain), Path: PathText(o.Path), Allocated: allocToJSON(g, o.Alloc)}
 		jw.elem(j)
 	}
 	jw.close()
@@ -183,7 +214,7 @@ func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
 	}
 	unreachable := []typeJSON{}
 	for _, s := range d.Unreachable.ByType {
-		unreachable = append(unreachable, typeJSON{s.Name, s.Classes, s.Count, s.Shallow, s.Retained})
+		unreachable = append(unreachable, typeJSON{Type: s.Name, Classes: s.Classes, Count: s.Count, Shallow: s.Shallow, Retained: s.Retained})
 	}
 	jw.field("unreachable", d.Unreachable.Count)
 	jw.field("unreachable_bytes", d.Unreachable.Bytes)

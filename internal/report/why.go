@@ -14,14 +14,15 @@ import (
 func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, selected int, groups, shown []analyze.PathGroup, unreached int) error {
 	if f == JSON {
 		type groupJSON struct {
-			Count    int      `json:"count"`
-			Retained uint64   `json:"retained_bytes"`
-			Path     string   `json:"path"`
-			Sample   pathJSON `json:"sample_path"`
+			Count     int        `json:"count"`
+			Retained  uint64     `json:"retained_bytes"`
+			Path      string     `json:"path"`
+			Sample    pathJSON   `json:"sample_path"`
+			Allocated *allocJSON `json:"allocated,omitempty"`
 		}
 		out := []groupJSON{}
 		for _, grp := range shown {
-			out = append(out, groupJSON{grp.Count, grp.Retained, SignatureText(grp), pathToJSON(g, grp.Sample)})
+			out = append(out, groupJSON{grp.Count, grp.Retained, SignatureText(grp), pathToJSON(g, grp.Sample), allocToJSON(g, grp.Alloc)})
 		}
 		return WriteJSON(w, struct {
 			Snapshot  Source      `json:"snapshot"`
@@ -46,8 +47,15 @@ func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, sele
 	fmt.Fprintln(w, line)
 	if f == Markdown {
 		t := Table{Columns: []Column{{"count", true}, {"retained", true}, {"held by", false}, {"e.g.", false}}}
+		if g.HasSites() {
+			t.Columns = append(t.Columns, Column{"allocated at", false})
+		}
 		for _, grp := range shown {
-			t.Add(Count(grp.Count), Bytes(grp.Retained), SignatureText(grp), PathText(grp.Sample))
+			row := []string{Count(grp.Count), Bytes(grp.Retained), SignatureText(grp), PathText(grp.Sample)}
+			if g.HasSites() {
+				row = append(row, SitesLine(g, grp.Alloc))
+			}
+			t.Add(row...)
 		}
 		if err := t.Write(w, f); err != nil {
 			return err
@@ -58,10 +66,13 @@ func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, sele
 		fmt.Fprintf(w, "\n#%d  %s objects, retained %s\n", i+1, Count(grp.Count), Bytes(grp.Retained))
 		if grp.Count == 1 {
 			io.WriteString(w, wrapSteps("    held by  ", pathSteps(grp.Sample), widthOf(w)))
-			continue
+		} else {
+			io.WriteString(w, wrapSteps("    held by  ", signatureSteps(grp), widthOf(w)))
+			io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(grp.Sample), widthOf(w)))
 		}
-		io.WriteString(w, wrapSteps("    held by  ", signatureSteps(grp), widthOf(w)))
-		io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(grp.Sample), widthOf(w)))
+		if err := writeSites(w, g, grp.Alloc, "    ", "allocated at"); err != nil {
+			return err
+		}
 	}
 	return more(w, f, len(shown), len(groups), "paths")
 }

@@ -1,0 +1,138 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+)
+
+// stackFrames is how many frames of an allocation stack text shows: the
+// site and its nearest callers.
+const stackFrames = 3
+
+// FrameText names a frame as a stack trace does: "app.py:12" (Python's
+// tracemalloc records no function), "handle (/srv/app.js:4:16)" (V8).
+func FrameText(g *heap.Graph, f heap.Frame) string {
+	loc := g.String(f.File)
+	if loc == "" {
+		loc = "?"
+	}
+	if f.Line > 0 {
+		loc += ":" + strconv.FormatUint(uint64(f.Line), 10)
+		if f.Column > 0 {
+			loc += ":" + strconv.FormatUint(uint64(f.Column), 10)
+		}
+	}
+	if fn := g.String(f.Function); fn != "" {
+		return fn + " (" + loc + ")"
+	}
+	return loc
+}
+
+// SiteText writes a site's first frames, innermost first, joined by
+// " <- ": "app.py:12 <- app.py:40".
+func SiteText(g *heap.Graph, s heap.SiteID, max int) string {
+	var parts []string
+	for _, f := range g.Stack(s, max) {
+		parts = append(parts, FrameText(g, f))
+	}
+	return strings.Join(parts, " <- ")
+}
+
+// objectsText is "1 object" or "12 objects".
+func objectsText(n int) string {
+	if n == 1 {
+		return "1 object"
+	}
+	return Count(n) + " objects"
+}
+
+// SitesLine says on one line where most of a set was allocated: its
+// heaviest site, "app.py:12 (40 objects, 3.1 KiB)", how many other
+// sites there are, and how many objects have none recorded; "" when the
+// snapshot records no sites.
+func SitesLine(g *heap.Graph, a *analyze.Allocations) string {
+	if a == nil {
+		return ""
+	}
+	var parts []string
+	if len(a.Sites) > 0 {
+		s := a.Sites[0]
+		line := fmt.Sprintf("%s (%s, %s)", SiteText(g, s.Stack, 1), objectsText(s.Count), Bytes(s.Bytes))
+		if n := len(a.Sites) - 1; n > 0 {
+			line += fmt.Sprintf(" and %d more", n)
+		}
+		parts = append(parts, line)
+	}
+	if a.Unknown > 0 {
+		parts = append(parts, fmt.Sprintf("%s not recorded", objectsText(a.Unknown)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// writeSites writes the sites of a, one per line under a label:
+//
+//	allocated at  app.py:12 <- app.py:40  (2 objects, 112 B)
+//	              not recorded  (1 object, 50 B)
+func writeSites(w io.Writer, g *heap.Graph, a *analyze.Allocations, indent, label string) error {
+	if a == nil {
+		return nil
+	}
+	pad := indent + strings.Repeat(" ", len(label)+2)
+	first := indent + label + "  "
+	line := func(what string, n int, b uint64) error {
+		_, err := fmt.Fprintf(w, "%s%s  (%s, %s)\n", first, what, objectsText(n), Bytes(b))
+		first = pad
+		return err
+	}
+	for _, s := range a.Sites {
+		if err := line(SiteText(g, s.Stack, stackFrames), s.Count, s.Bytes); err != nil {
+			return err
+		}
+	}
+	if a.Unknown > 0 {
+		return line("not recorded", a.Unknown, a.UnknownBytes)
+	}
+	return nil
+}
+
+// siteJSON is an allocation site as JSON shows it.
+type siteJSON struct {
+	Count  int         `json:"count"`
+	Bytes  uint64      `json:"bytes"`
+	Frames []frameJSON `json:"frames"`
+}
+
+type frameJSON struct {
+	Function string `json:"function,omitempty"`
+	File     string `json:"file"`
+	Line     uint32 `json:"line"`
+	Column   uint32 `json:"column,omitempty"`
+}
+
+// allocJSON is where a set was allocated, as JSON shows it: the sites
+// with their whole stacks, and what was not recorded.
+type allocJSON struct {
+	Sites        []siteJSON `json:"sites"`
+	Unknown      int        `json:"unknown"`
+	UnknownBytes uint64     `json:"unknown_bytes"`
+}
+
+func allocToJSON(g *heap.Graph, a *analyze.Allocations) *allocJSON {
+	if a == nil {
+		return nil
+	}
+	out := &allocJSON{Sites: []siteJSON{}, Unknown: a.Unknown, UnknownBytes: a.UnknownBytes}
+	for _, s := range a.Sites {
+		j := siteJSON{Count: s.Count, Bytes: s.Bytes, Frames: []frameJSON{}}
+		for _, f := range g.Stack(s.Stack, 0) {
+			j.Frames = append(j.Frames, frameJSON{g.String(f.Function), g.String(f.File), f.Line, f.Column})
+		}
+		out.Sites = append(out.Sites, j)
+	}
+	return out
+}
