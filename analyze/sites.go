@@ -146,17 +146,27 @@ func AllocationSites(g *heap.Graph, objs []heap.ObjectID) *Allocations {
 
 // RetainedSites says where the objects that id retains (those it
 // dominates, itself included) were allocated: where the memory that
-// would be freed with it came from. It returns nil when the graph
-// records no sites.
-func RetainedSites(t *DomTree, id heap.ObjectID) *Allocations {
+// would be freed with it came from. What the objects in except
+// dominate is left out (a leak suspect's memory without the suspects
+// below it). It returns nil when the graph records no sites.
+func RetainedSites(t *DomTree, id heap.ObjectID, except ...heap.ObjectID) *Allocations {
 	st := newSiteTally(t.g)
 	if st == nil {
 		return nil
+	}
+	skip := map[heap.ObjectID]bool{}
+	for _, x := range except {
+		if x != id {
+			skip[x] = true
+		}
 	}
 	stack := []heap.ObjectID{id}
 	for len(stack) > 0 {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		if skip[v] {
+			continue
+		}
 		if v != SuperRoot {
 			st.add(0, v)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
 	"github.com/heapscope/heapscope/internal/report"
 )
 
@@ -237,12 +238,25 @@ func runDuplicates(args []string, stdout, stderr io.Writer) error {
 // show where each is held.
 func suspectRows(an *analysis, share float64) ([]report.SuspectRow, float64) {
 	var rows []report.SuspectRow
-	for _, s := range analyze.Suspects(an.tree, analyze.SuspectOptions{MinShare: share}) {
+	found := analyze.Suspects(an.tree, analyze.SuspectOptions{MinShare: share})
+	var all []heap.ObjectID // where the memory of each suspect ends
+	for _, s := range found {
+		all = append(all, s.Object)
+	}
+	for _, s := range found {
 		r := report.SuspectRow{Suspect: s}
 		if s.Members == nil {
 			r.Path, _ = an.paths.Path(s.Holder)
 		} else {
 			r.Groups, _ = analyze.MergePaths(an.paths, an.tree, s.Members)
+		}
+		switch {
+		case s.Point != heap.None:
+			r.Alloc = analyze.RetainedSites(an.tree, s.Point, all...)
+		case s.Members != nil:
+			r.Alloc = analyze.AllocationSites(an.g, s.Members)
+		default:
+			r.Alloc = analyze.RetainedSites(an.tree, s.Object, all...)
 		}
 		rows = append(rows, r)
 	}

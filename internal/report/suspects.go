@@ -16,6 +16,10 @@ type SuspectRow struct {
 	analyze.Suspect
 	Path   analyze.Path
 	Groups []analyze.PathGroup
+	// Alloc says where the memory that accumulates was allocated (what
+	// the accumulation point retains, or the members of a group), when
+	// the snapshot records it.
+	Alloc *analyze.Allocations
 }
 
 // suspectJSON is a leak suspect as JSON shows it.
@@ -28,6 +32,7 @@ type suspectJSON struct {
 	Point    *objectJSON        `json:"accumulation_point,omitempty"`
 	PointRet uint64             `json:"accumulated_bytes,omitempty"`
 	Holder   *objectJSON        `json:"holder,omitempty"`
+	Alloc    *allocJSON         `json:"allocated,omitempty"`
 	Place    string             `json:"place,omitempty"`
 	Elements []elementGroupJSON `json:"elements"`
 	Path     string             `json:"path,omitempty"`
@@ -43,7 +48,8 @@ func suspectsJSON(t *analyze.DomTree, rows []SuspectRow) []suspectJSON {
 	out := []suspectJSON{}
 	for _, r := range rows {
 		j := suspectJSON{Text: SuspectText(t.Graph(), r), Retained: r.Retained, Share: r.Share,
-			Suspect: objToJSON(t, r.Object), Elements: []elementGroupJSON{}, Path: strings.Join(suspectPath(r), pathSep)}
+			Suspect: objToJSON(t, r.Object), Elements: []elementGroupJSON{}, Path: strings.Join(suspectPath(r), pathSep),
+			Alloc: allocToJSON(t.Graph(), r.Alloc)}
 		if r.Members != nil {
 			j.Members = len(r.Members)
 		}
@@ -153,8 +159,15 @@ func suspects(w io.Writer, f Format, t *analyze.DomTree, share float64, rows []S
 	}
 	if f == Markdown {
 		tb := Table{Columns: []Column{{"#", true}, {"retained", true}, {"share", true}, {"accumulated", false}, {"suspect", false}, {"held by", false}}}
+		if g.HasSites() {
+			tb.Columns = append(tb.Columns, Column{"allocated at", false})
+		}
 		for i, r := range rows {
-			tb.Add(fmt.Sprint(i+1), Bytes(r.Retained), percent(r.Share), SuspectText(g, r), ObjectText(g, r.Object), strings.Join(suspectPath(r), pathSep))
+			row := []string{fmt.Sprint(i + 1), Bytes(r.Retained), percent(r.Share), SuspectText(g, r), ObjectText(g, r.Object), strings.Join(suspectPath(r), pathSep)}
+			if g.HasSites() {
+				row = append(row, SitesLine(g, r.Alloc))
+			}
+			tb.Add(row...)
 		}
 		return tb.Write(w, f)
 	}
@@ -170,6 +183,9 @@ func suspects(w io.Writer, f Format, t *analyze.DomTree, share float64, rows []S
 			if _, err := io.WriteString(w, wrapSteps("    held by  ", p, widthOf(w))); err != nil {
 				return err
 			}
+		}
+		if err := writeSites(w, g, r.Alloc, "    ", "allocated at"); err != nil {
+			return err
 		}
 	}
 	return nil
