@@ -275,7 +275,7 @@ var ownKeys = map[string]bool{
 	"HEAPSCOPE_OUT": true, "HEAPSCOPE_AT_EXIT": true, "HEAPSCOPE_SIGNAL": true,
 	"HEAPSCOPE_EVERY": true, "HEAPSCOPE_VALUES": true, "HEAPSCOPE_MAX_VALUE_LEN": true,
 	"HEAPSCOPE_COLLECT": true, "HEAPSCOPE_CHILDREN": true, "HEAPSCOPE_AGENT_DIR": true, "HEAPSCOPE_EDGES": true,
-	"HEAPSCOPE_ORIG_PYTHONPATH": true,
+	"HEAPSCOPE_ORIG_PYTHONPATH": true, "HEAPSCOPE_ORIG_PYTHONTRACEMALLOC": true, "HEAPSCOPE_TRACE_ALLOC": true,
 }
 
 // RunOptions configures `heapscope run`.
@@ -289,6 +289,11 @@ type RunOptions struct {
 	NoCollect   bool          // no gc.collect() before each snapshot
 	Census      bool          // censuses (types and sizes, no references) instead of full snapshots
 	Children    bool          // child Python processes take snapshots too
+	// TraceAlloc, when positive, has tracemalloc record that many
+	// frames of each allocation from the interpreter's start
+	// (PYTHONTRACEMALLOC), so that snapshots say where their objects
+	// were allocated.
+	TraceAlloc int
 
 	// PackageDir and SiteDir are Dir() and RunDir(); Env fills them in
 	// when they are empty (the CLI should call Dir first to report errors).
@@ -309,8 +314,8 @@ func Env(base []string, o RunOptions) []string {
 		o.SiteDir, _ = RunDir()
 	}
 	out := make([]string, 0, len(base)+12)
-	var pp string
-	havePP := false
+	var pp, ptm string
+	havePP, havePTM := false, false
 	for _, kv := range base {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {
@@ -319,8 +324,17 @@ func Env(base []string, o RunOptions) []string {
 		case k == "PYTHONPATH":
 			pp, havePP = v, true
 			continue
+		case k == "PYTHONTRACEMALLOC" && o.TraceAlloc > 0:
+			ptm, havePTM = v, true
+			continue
 		}
 		out = append(out, kv)
+	}
+	if o.TraceAlloc > 0 {
+		out = append(out, "PYTHONTRACEMALLOC="+strconv.Itoa(o.TraceAlloc), "HEAPSCOPE_TRACE_ALLOC="+strconv.Itoa(o.TraceAlloc))
+		if havePTM {
+			out = append(out, "HEAPSCOPE_ORIG_PYTHONTRACEMALLOC="+ptm)
+		}
 	}
 	if o.SiteDir != "" {
 		p := o.SiteDir

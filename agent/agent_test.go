@@ -765,4 +765,22 @@ func TestEnv(t *testing.T) {
 	if strings.Contains(got, "/old") {
 		t.Errorf("old HEAPSCOPE_OUT kept:\n%s", got)
 	}
+	if strings.Contains(got, "TRACEMALLOC") {
+		t.Errorf("tracemalloc asked for without TraceAlloc:\n%s", got)
+	}
+
+	// Allocation tracing: tracemalloc from the start, the program's own
+	// setting kept for its children; node's tracker.
+	env = Env([]string{"PYTHONTRACEMALLOC=2", "NODE_OPTIONS=--max-old-space-size=100"}, RunOptions{OutDir: "/out", TraceAlloc: 5})
+	env = NodeEnv(env, "/p/preload.js", true)
+	got = strings.Join(env, "\n") + "\n"
+	for _, want := range []string{"PYTHONTRACEMALLOC=5\n", "HEAPSCOPE_TRACE_ALLOC=5\n", "HEAPSCOPE_ORIG_PYTHONTRACEMALLOC=2\n",
+		"NODE_OPTIONS=--max-old-space-size=100 --require=/p/preload.js --track-heap-objects\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("env lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Count(got, "PYTHONTRACEMALLOC=") != 2 {
+		t.Errorf("PYTHONTRACEMALLOC given twice:\n%s", got)
+	}
 }

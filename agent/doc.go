@@ -62,6 +62,11 @@
 //	HEAPSCOPE_EDGES=0                  censuses (types and sizes only) instead of full snapshots
 //	HEAPSCOPE_CHILDREN=1               child Python processes take snapshots too
 //	HEAPSCOPE_ORIG_PYTHONPATH=...      the PYTHONPATH before heapscope (set only if there was one)
+//	PYTHONTRACEMALLOC=N                run --trace-alloc=N: tracemalloc records N frames of each
+//	HEAPSCOPE_TRACE_ALLOC=N            allocation from the interpreter's start; snapshots then
+//	                                   have SITES (docs/pysnap-format.md)
+//	HEAPSCOPE_ORIG_PYTHONTRACEMALLOC=  the program's own PYTHONTRACEMALLOC, if it had one
+//	NODE_OPTIONS=... --track-heap-objects  run --trace-alloc: V8's allocation tracker for Node
 //
 // The sitecustomize.py does nothing unless HEAPSCOPE_OUT is set. It loads
 // the package by file location (HEAPSCOPE_AGENT_DIR is not added to

@@ -9,6 +9,10 @@ import (
 	"strings"
 )
 
+// TrackFlag is the node option that starts V8's allocation tracker
+// before the program's first line.
+const TrackFlag = "--track-heap-objects"
+
 //go:embed node/preload.js
 var nodePreload []byte
 
@@ -41,8 +45,12 @@ func writePreload(dir string) (string, error) {
 }
 
 // NodeEnv returns base with NODE_OPTIONS extended to load the preload
-// script at path. The HEAPSCOPE_* variables come from [Env].
-func NodeEnv(base []string, preload string) []string {
+// script at path and, with trackAllocations, to start V8's allocation
+// tracker (--track-heap-objects, which the inspector's
+// HeapProfiler.startTrackingHeapObjects with trackAllocations also
+// starts), so that every snapshot records where its objects were
+// allocated. The HEAPSCOPE_* variables come from [Env].
+func NodeEnv(base []string, preload string, trackAllocations bool) []string {
 	out := make([]string, 0, len(base)+1)
 	opts := ""
 	for _, kv := range base {
@@ -55,6 +63,9 @@ func NodeEnv(base []string, preload string) []string {
 	req := "--require=" + preload
 	if strings.ContainsAny(preload, " \t\"'\\") {
 		req = `--require="` + strings.ReplaceAll(preload, `"`, `\"`) + `"`
+	}
+	if trackAllocations {
+		req += " " + TrackFlag
 	}
 	if opts != "" {
 		req = opts + " " + req

@@ -6,8 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/heapsnapshot"
 	"github.com/heapscope/heapscope/inspector"
 )
 
@@ -65,11 +68,11 @@ func TestPreloadRedactorMatchesGo(t *testing.T) {
 		t.Skip("node is not installed")
 	}
 	dir := t.TempDir()
-	snap := filepath.Join(dir, "s.heapsnapshot")
 	js := `
 const w = ['S3', 'CR', '3T'].join('');
 class Vault { constructor() { this.password = 'pw-' + w; } }
-globalThis.vault = new Vault();
+function makeVault() { return new Vault(); }
+globalThis.vault = makeVault();
 globalThis.sessions = {};
 for (let i = 0; i < 40; i++) sessions['key' + i + '-' + w] = { i };
 globalThis.weak = new WeakMap([[vault, 'weak-' + w]]);
@@ -78,31 +81,63 @@ class Odd { constructor() { this['we"ird\\key\u2028'] = {}; } }
 globalThis.odd = new Odd();
 require('v8').writeHeapSnapshot(process.argv[1]);
 `
-	if out, err := exec.Command("node", "-e", js, snap).CombinedOutput(); err != nil {
-		t.Fatalf("node: %v\n%s", err, out)
-	}
-	orig, err := os.ReadFile(snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want bytes.Buffer
-	if err := inspector.Redact(&want, bytes.NewReader(orig)); err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(want.Bytes(), orig) {
-		t.Fatal("Redact changed nothing (the test is broken)")
-	}
-	for _, max := range []string{"7", "5000", "100000000"} {
-		got, err := redactWith(t, orig, max)
-		if err != nil {
-			t.Fatalf("pieces up to %s: %v", max, err)
+	var orig []byte
+	// A snapshot as node writes it, and one with allocation traces, whose
+	// function names and scripts stay.
+	for _, tracked := range []bool{false, true} {
+		snap := filepath.Join(dir, fmt.Sprintf("s%v.heapsnapshot", tracked))
+		args := []string{"-e", js, snap}
+		if tracked {
+			args = append([]string{TrackFlag}, args...)
 		}
-		if !bytes.Equal(got, want.Bytes()) {
-			i := 0
-			for i < len(got) && i < want.Len() && got[i] == want.Bytes()[i] {
-				i++
+		if out, err := exec.Command("node", args...).CombinedOutput(); err != nil {
+			t.Fatalf("node: %v\n%s", err, out)
+		}
+		var err error
+		if orig, err = os.ReadFile(snap); err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		if err := inspector.Redact(&want, bytes.NewReader(orig)); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(want.Bytes(), orig) || bytes.Contains(want.Bytes(), []byte("S3"+"CR3T")) {
+			t.Fatal("Redact changed nothing, or left the secret (the test is broken)")
+		}
+		if tracked {
+			g, err := heapsnapshot.Read(bytes.NewReader(want.Bytes()))
+			if err != nil {
+				t.Fatal(err)
 			}
-			t.Errorf("pieces up to %s: differs from Go at byte %d: %.60q, want %.60q", max, i, got[i:], want.Bytes()[i:])
+			found := false
+			for id := range g.Objects() {
+				if g.TypeName(g.Type(id)) == "Vault" {
+					f := g.SiteFrame(g.Site(id))
+					found = g.String(f.Function) == "makeVault" && g.String(f.File) == "[eval]"
+				}
+			}
+			if !found {
+				t.Errorf("the redacted snapshot lost where the Vault was allocated")
+			}
+			for s := 1; s < g.NumSites(); s++ {
+				f := g.SiteFrame(heap.SiteID(s))
+				if name := g.String(f.Function) + " " + g.String(f.File); strings.Contains(name, "[redacted") {
+					t.Fatalf("site %d: %q redacted", s, name)
+				}
+			}
+		}
+		for _, max := range []string{"7", "5000", "100000000"} {
+			got, err := redactWith(t, orig, max)
+			if err != nil {
+				t.Fatalf("pieces up to %s: %v", max, err)
+			}
+			if !bytes.Equal(got, want.Bytes()) {
+				i := 0
+				for i < len(got) && i < want.Len() && got[i] == want.Bytes()[i] {
+					i++
+				}
+				t.Errorf("tracked %v, pieces up to %s: differs from Go at byte %d: %.60q, want %.60q", tracked, max, i, got[i:], want.Bytes()[i:])
+			}
 		}
 	}
 	// Text both refuse: the strings before the edges, an edge too many

@@ -133,7 +133,9 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		top := withChained(tree, leaked)
 		top = preferElements(tree, leaked, top)
 		rep.Held = len(leaked) - len(top)
-		groups, rep.Unreached = fin.merge(top)
+		// Where the leaked objects were allocated: as final says, or else
+		// as target, which had them too, does.
+		groups, rep.Unreached = fin.mergeSites(top, target)
 	}
 	var counts [2]map[string]int
 	if opt.Scaling {
@@ -483,6 +485,12 @@ func newSnapshotPaths(g *heap.Graph) snapshotPaths {
 // [classIndex]) apart from other objects and other families: groups of
 // one family, then of none, in MergePaths' order.
 func (sp snapshotPaths) merge(objs []heap.ObjectID) (groups []famGroup, unreached int) {
+	return sp.mergeSites(objs, nil)
+}
+
+// mergeSites is merge, with the sites of objects the graph has none for
+// taken from alt (see siteTally).
+func (sp snapshotPaths) mergeSites(objs []heap.ObjectID, alt *heap.Graph) (groups []famGroup, unreached int) {
 	var plain []heap.ObjectID
 	byFam := map[string][]heap.ObjectID{}
 	for _, id := range objs {
@@ -493,7 +501,7 @@ func (sp snapshotPaths) merge(objs []heap.ObjectID) (groups []famGroup, unreache
 		}
 	}
 	add := func(objs []heap.ObjectID, fam string) {
-		grps, u := MergePaths(sp.r, sp.t, objs)
+		grps, u := mergePaths(sp.r, sp.t, objs, alt)
 		unreached += u
 		for _, g := range grps {
 			groups = append(groups, famGroup{PathGroup: g, fam: fam})

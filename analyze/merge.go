@@ -75,6 +75,12 @@ type PathGroup struct {
 // MaxSignature steps per group and the length of each group's sample
 // path.
 func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGroup, unreached int) {
+	return mergePaths(r, t, objs, nil)
+}
+
+// mergePaths is MergePaths; where the graph has no site for an object,
+// its site comes from alt, when given (see siteTally).
+func mergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID, alt *heap.Graph) (groups []PathGroup, unreached int) {
 	g := r.g
 	var isTop bitset
 	var ret []uint64
@@ -93,7 +99,7 @@ func MergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID) (groups []PathGr
 	var nodes []int32
 	var long []uint32
 	var samples []heap.ObjectID
-	tally := newSiteTally(g)
+	tally := newSiteTally(g, alt)
 	for _, id := range objs {
 		if int(id) >= g.NumObjects() || !r.Reached(id) {
 			unreached++

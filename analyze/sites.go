@@ -11,14 +11,23 @@ import (
 // heaviest.
 const MaxSites = 3
 
+// Frame is one frame of an allocation stack, with its names: the
+// function (V8; tracemalloc records none), the file, and the 1-based
+// line and column (0 when not known).
+type Frame struct {
+	Function string
+	File     string
+	Line     uint32
+	Column   uint32
+}
+
 // SiteStat is one place where objects of a set were allocated: the
 // innermost frame they share (a file and line for Python; a function,
 // and where it starts, for V8), how many of them it allocated and their
 // shallow bytes. Stack is the heaviest of the stacks that end in that
-// frame, for showing its callers.
+// frame, innermost first: the site and its callers.
 type SiteStat struct {
-	Frame heap.Frame
-	Stack heap.SiteID
+	Stack []Frame
 	Count int
 	Bytes uint64
 }
@@ -34,28 +43,44 @@ type Allocations struct {
 	UnknownBytes uint64
 }
 
-// siteKey is an innermost frame, as sites are merged.
-type siteKey = heap.Frame
-
-// siteTally adds objects of several sets (groups) to their sites.
+// siteTally adds objects of several sets (groups) to their sites. An
+// object that g has no site for is looked up in alt, if given, by its
+// identity (the address, and the type name): V8's tracker forgets the
+// allocations of some objects the collector moves, and a leaked object
+// was new in an earlier snapshot, closer to its allocation.
 type siteTally struct {
-	g      *heap.Graph
-	bySite map[[2]uint32]*SiteStat // (group, site) -> the objects it allocated
-	unk    map[int]*Allocations    // group -> the objects with no site
+	g, alt *heap.Graph
+	bySite map[siteRef]*SiteStat
+	unk    map[int]*Allocations // group -> the objects with no site
 }
 
-func newSiteTally(g *heap.Graph) *siteTally {
-	if !g.HasSites() {
+// siteRef is a site of a group, in g (in 0) or alt (1).
+type siteRef struct {
+	group int32
+	in    uint8
+	site  heap.SiteID
+}
+
+func newSiteTally(g, alt *heap.Graph) *siteTally {
+	if !g.HasSites() && (alt == nil || !alt.HasSites()) {
 		return nil
 	}
-	return &siteTally{g: g, bySite: map[[2]uint32]*SiteStat{}, unk: map[int]*Allocations{}}
+	if alt != nil && !alt.HasSites() {
+		alt = nil
+	}
+	return &siteTally{g: g, alt: alt, bySite: map[siteRef]*SiteStat{}, unk: map[int]*Allocations{}}
 }
 
-// add counts object id in group grp.
+// add counts object id of g in group grp.
 func (st *siteTally) add(grp int, id heap.ObjectID) {
-	s := st.g.Site(id)
 	size := st.g.Size(id)
-	if s == heap.NoSite {
+	k := siteRef{group: int32(grp), site: st.g.Site(id)}
+	if k.site == heap.NoSite && st.alt != nil {
+		if o, ok := st.alt.FindAddr(st.g.Addr(id)); ok && st.alt.TypeName(st.alt.Type(o)) == st.g.TypeName(st.g.Type(id)) {
+			k.in, k.site = 1, st.alt.Site(o)
+		}
+	}
+	if k.site == heap.NoSite {
 		a := st.unk[grp]
 		if a == nil {
 			a = &Allocations{}
@@ -65,18 +90,31 @@ func (st *siteTally) add(grp int, id heap.ObjectID) {
 		a.UnknownBytes += size
 		return
 	}
-	k := [2]uint32{uint32(grp), uint32(s)}
 	x := st.bySite[k]
 	if x == nil {
-		x = &SiteStat{Frame: st.g.SiteFrame(s), Stack: s}
+		x = &SiteStat{}
 		st.bySite[k] = x
 	}
 	x.Count++
 	x.Bytes += size
 }
 
+// stack resolves the frames of a site.
+func (st *siteTally) stack(k siteRef) []Frame {
+	g := st.g
+	if k.in == 1 {
+		g = st.alt
+	}
+	var out []Frame
+	for _, f := range g.Stack(k.site, 0) {
+		out = append(out, Frame{g.String(f.Function), g.String(f.File), f.Line, f.Column})
+	}
+	return out
+}
+
 // result returns each group's allocations, groups 0 to n-1: stacks that
-// end in the same frame merged, the heaviest MaxSites kept.
+// end in the same frame merged, the heaviest MaxSites kept, each with
+// the heaviest of its stacks.
 func (st *siteTally) result(n int) []*Allocations {
 	out := make([]*Allocations, n)
 	for i := range out {
@@ -87,26 +125,37 @@ func (st *siteTally) result(n int) []*Allocations {
 	}
 	type merged struct {
 		SiteStat
-		heaviest uint64
+		heaviest *SiteStat
+		ref      siteRef
 	}
-	per := make([]map[siteKey]*merged, n)
-	for k, x := range st.bySite {
-		grp := int(k[0])
-		if grp >= n {
-			continue
+	// Refs in a fixed order, so that ties go the same way every time.
+	refs := make([]siteRef, 0, len(st.bySite))
+	for k := range st.bySite {
+		if int(k.group) < n {
+			refs = append(refs, k)
 		}
+	}
+	slices.SortFunc(refs, func(a, b siteRef) int {
+		return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.in, b.in), cmp.Compare(a.site, b.site))
+	})
+	per := make([]map[Frame]*merged, n)
+	for _, k := range refs {
+		x := st.bySite[k]
+		grp := int(k.group)
 		if per[grp] == nil {
-			per[grp] = map[siteKey]*merged{}
+			per[grp] = map[Frame]*merged{}
 		}
-		m := per[grp][x.Frame]
+		stack := st.stack(k)
+		inner := stack[0]
+		m := per[grp][inner]
 		if m == nil {
-			m = &merged{SiteStat: SiteStat{Frame: x.Frame, Stack: x.Stack}}
-			per[grp][x.Frame] = m
+			m = &merged{}
+			per[grp][inner] = m
 		}
 		m.Count += x.Count
 		m.Bytes += x.Bytes
-		if x.Bytes > m.heaviest || x.Bytes == m.heaviest && x.Stack < m.Stack {
-			m.heaviest, m.Stack = x.Bytes, x.Stack
+		if m.heaviest == nil || x.Bytes > m.heaviest.Bytes {
+			m.heaviest, m.Stack = x, stack
 		}
 	}
 	for i, m := range per {
@@ -120,7 +169,7 @@ func (st *siteTally) result(n int) []*Allocations {
 			if c := cmp.Compare(b.Count, a.Count); c != 0 {
 				return c
 			}
-			return cmp.Compare(a.Stack, b.Stack)
+			return compareStacks(a.Stack, b.Stack)
 		})
 		if len(out[i].Sites) > MaxSites {
 			out[i].Sites = out[i].Sites[:MaxSites]
@@ -129,10 +178,21 @@ func (st *siteTally) result(n int) []*Allocations {
 	return out
 }
 
+// compareStacks orders stacks by their frames' text.
+func compareStacks(a, b []Frame) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
+		if c := cmp.Or(cmp.Compare(x.File, y.File), cmp.Compare(x.Line, y.Line), cmp.Compare(x.Column, y.Column), cmp.Compare(x.Function, y.Function)); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
 // AllocationSites says where the objects objs were allocated, or
 // returns nil when g records no sites.
 func AllocationSites(g *heap.Graph, objs []heap.ObjectID) *Allocations {
-	st := newSiteTally(g)
+	st := newSiteTally(g, nil)
 	if st == nil {
 		return nil
 	}
@@ -150,7 +210,7 @@ func AllocationSites(g *heap.Graph, objs []heap.ObjectID) *Allocations {
 // dominate is left out (a leak suspect's memory without the suspects
 // below it). It returns nil when the graph records no sites.
 func RetainedSites(t *DomTree, id heap.ObjectID, except ...heap.ObjectID) *Allocations {
-	st := newSiteTally(t.g)
+	st := newSiteTally(t.g, nil)
 	if st == nil {
 		return nil
 	}
@@ -179,7 +239,7 @@ func RetainedSites(t *DomTree, id heap.ObjectID, except ...heap.ObjectID) *Alloc
 // allocated, in one pass over the objects; nil when the graph records
 // no sites.
 func TypeSites(g *heap.Graph, types []string) []*Allocations {
-	st := newSiteTally(g)
+	st := newSiteTally(g, nil)
 	if st == nil {
 		return nil
 	}

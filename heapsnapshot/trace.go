@@ -218,7 +218,8 @@ func (rd *reader) buildSites(b *heap.Builder) {
 	for i, fn := range t.treeFn {
 		up := t.treeUp[i]
 		if up == noParent {
-			continue // V8's (root): NoSite
+			byID[t.treeID[i]] = heap.NoSite // V8's (root): no JavaScript allocated it
+			continue
 		}
 		var f heap.Frame
 		if int(fn) < len(t.functions) {

@@ -23,6 +23,7 @@ func tracedSnap() *tsnap {
 	s.traces = []ttrace{{id: 1, fn: 0, parent: -1}, {id: 2, fn: 1, parent: 0}, {id: 3, fn: 2, parent: 1}}
 	s.nodes[14].trace = 3
 	s.nodes[9].trace = 2
+	s.nodes[3].trace = 1 // the root: allocated by no JavaScript
 	return s
 }
 

@@ -25,7 +25,10 @@ import (
 //   - an edge name (property, variable, internal) that is not also the
 //     text of a string node, or whose string node is held by compiled
 //     code or an object shape, where V8 keeps the names the program's
-//     code uses.
+//     code uses;
+//   - the name and script of a function of an allocation trace
+//     (trace_function_infos, when V8 tracked allocations): where code
+//     is, not what it holds.
 //
 // Every other entry is replaced by "[redacted #N]", N its index: equal
 // strings stay equal (duplicates are still found), and as an edge name it
@@ -75,6 +78,7 @@ type redactor struct {
 	// Layout, from snapshot.meta.
 	nf, fType, fName, fCount int
 	ef, eType, eName, eTo    int
+	tf, tName, tScript       int     // trace function infos
 	nodeKind                 []uint8 // by node type
 	edgeNamed, edgeInternal  []bool  // by edge type
 
@@ -157,6 +161,16 @@ func (rd *redactor) section(key string) error {
 		rd.haveEdges = true
 		rd.count = append(rd.count, 0) // a sentinel for the edge cursor
 		return rd.numbers(rd.ef, rd.edgeOf())
+	case "trace_function_infos":
+		if !rd.haveEdges || rd.haveStrings || rd.tName < 0 || rd.tScript < 0 {
+			return errors.New(`"trace_function_infos" out of order, or without its fields`)
+		}
+		return rd.numbers(rd.tf, func(v []uint64) error {
+			if err := rd.use(v[rd.tName], fIdent); err != nil {
+				return err
+			}
+			return rd.use(v[rd.tScript], fIdent)
+		})
 	case "strings":
 		if !rd.haveEdges || rd.haveStrings {
 			return errors.New(`"strings" before "edges", or twice`)
@@ -176,6 +190,7 @@ func (rd *redactor) meta(raw []byte) error {
 			NodeTypes  []json.RawMessage `json:"node_types"`
 			EdgeFields []string          `json:"edge_fields"`
 			EdgeTypes  []json.RawMessage `json:"edge_types"`
+			TraceFn    []string          `json:"trace_function_info_fields"`
 		} `json:"meta"`
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -192,6 +207,10 @@ func (rd *redactor) meta(raw []byte) error {
 	}
 	rd.nf, rd.fType, rd.fName, rd.fCount = len(m.NodeFields), index(m.NodeFields, "type"), index(m.NodeFields, "name"), index(m.NodeFields, "edge_count")
 	rd.ef, rd.eType, rd.eName, rd.eTo = len(m.EdgeFields), index(m.EdgeFields, "type"), index(m.EdgeFields, "name_or_index"), index(m.EdgeFields, "to_node")
+	if len(m.TraceFn) == 0 { // V8's own layout, as the reader assumes
+		m.TraceFn = []string{"function_id", "name", "script_name", "script_id", "line", "column"}
+	}
+	rd.tf, rd.tName, rd.tScript = len(m.TraceFn), index(m.TraceFn, "name"), index(m.TraceFn, "script_name")
 	if rd.fType < 0 || rd.fName < 0 || rd.fCount < 0 || rd.eType < 0 || rd.eName < 0 || rd.eTo < 0 ||
 		len(m.NodeTypes) <= rd.fType || len(m.EdgeTypes) <= rd.eType {
 		return errors.New("snapshot.meta lacks the fields of nodes and edges")

@@ -41,6 +41,7 @@ function newRedactor(write) {
   let depth = 0, inStr = false, esc = false, scalar = false;
   let key = '', keyBuf = null, metaBuf = null;
   let nf = 0, fType = -1, fName = -1, fCount = -1, ef = 0, eType = -1, eName = -1, eTo = -1;
+  let tf = 0, tName = -1, tScript = -1;
   let nodeKind = [], edgeNamed = [], edgeInternal = [];
   let kind = new Uint8Array(1024), name = new Uint32Array(1024), count = new Uint32Array(1024);
   let nodes = 0, refs = 0, flags = new Uint8Array(1024), nflags = 0;
@@ -78,6 +79,9 @@ function newRedactor(write) {
     const nfs = m.node_fields || [], efs = m.edge_fields || [];
     nf = nfs.length; fType = nfs.indexOf('type'); fName = nfs.indexOf('name'); fCount = nfs.indexOf('edge_count');
     ef = efs.length; eType = efs.indexOf('type'); eName = efs.indexOf('name_or_index'); eTo = efs.indexOf('to_node');
+    let tfs = m.trace_function_info_fields || [];
+    if (tfs.length === 0) tfs = ['function_id', 'name', 'script_name', 'script_id', 'line', 'column'];
+    tf = tfs.length; tName = tfs.indexOf('name'); tScript = tfs.indexOf('script_name');
     const nts = m.node_types || [], ets = m.edge_types || [];
     if (fType < 0 || fName < 0 || fCount < 0 || eType < 0 || eName < 0 || eTo < 0 ||
         nts.length <= fType || ets.length <= eType) fail('snapshot.meta lacks the fields of nodes and edges');
@@ -121,6 +125,10 @@ function newRedactor(write) {
     if (!edgeNamed[t]) return;
     use(v[eName], edgeInternal[t] ? F_EDGE | F_INTERNAL : F_EDGE);
   }
+  function traceFunction(v) {
+    use(v[tName], F_IDENT);
+    use(v[tScript], F_IDENT);
+  }
   function keep(i) {
     if (i === 0) return true;
     if (i >= nflags) return false;
@@ -143,6 +151,11 @@ function newRedactor(write) {
         have.edges = true; mode = 'numbers'; nstate = N_OPEN; handler = edge; vals = new Array(ef); k = 0;
         if (ef <= 0) fail('no fields');
         src = 0; left = nodes > 0 ? count[0] : 0;
+        return;
+      case 'trace_function_infos':
+        if (!have.edges || have.strings || tName < 0 || tScript < 0) fail('"trace_function_infos" out of order, or without its fields');
+        mode = 'numbers'; nstate = N_OPEN; handler = traceFunction; vals = new Array(tf); k = 0;
+        if (tf <= 0) fail('no fields');
         return;
       case 'strings':
         if (!have.edges || have.strings) fail('"strings" before "edges", or twice');
@@ -309,6 +322,16 @@ module.exports = { newRedactor };
   if (process.env.HEAPSCOPE_CHILDREN !== '1') {
     // Child processes inherit NODE_OPTIONS; keep them out of it.
     delete process.env.HEAPSCOPE_OUT;
+    if (process.env.HEAPSCOPE_TRACE_ALLOC) {
+      // Nor do they run with the allocation tracing heapscope asked for.
+      const opts = process.env.NODE_OPTIONS || '', track = ' --track-heap-objects';
+      if (opts.endsWith(track)) process.env.NODE_OPTIONS = opts.slice(0, -track.length);
+      const orig = process.env.HEAPSCOPE_ORIG_PYTHONTRACEMALLOC;
+      if (orig !== undefined) process.env.PYTHONTRACEMALLOC = orig;
+      else delete process.env.PYTHONTRACEMALLOC;
+      delete process.env.HEAPSCOPE_TRACE_ALLOC;
+      delete process.env.HEAPSCOPE_ORIG_PYTHONTRACEMALLOC;
+    }
   }
   const fs = require('fs');
   const path = require('path');

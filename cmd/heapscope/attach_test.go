@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -196,20 +195,8 @@ func TestSnapshotPython(t *testing.T) {
 			if n := countOf(t, snaps[0], "__main__.Leaked"); n == 0 {
 				t.Errorf("no Leaked objects in the first snapshot")
 			}
-			var stdout, stderr bytes.Buffer
-			if err := run(append([]string{"leaks", "--json"}, snaps...), &stdout, &stderr); err != nil {
-				t.Fatalf("leaks: %v\n%s", err, stderr.String())
-			}
-			var rep struct {
-				Rows []struct {
-					Type  string `json:"type"`
-					Count int    `json:"count"`
-					Path  string `json:"path"`
-				} `json:"rows"`
-			}
-			json.Unmarshal(stdout.Bytes(), &rep)
-			if len(rep.Rows) == 0 || rep.Rows[0].Type != "__main__.Leaked" || !strings.Contains(rep.Rows[0].Path, ".leak") {
-				t.Errorf("leaks did not find the leak first: %s", stdout.String())
+			if rows := leaksJSON(t, snaps); rows[0].Type != "__main__.Leaked" || !strings.Contains(rows[0].Path, ".leak") {
+				t.Errorf("leaks did not find the leak first: %+v", rows[0])
 			}
 			tg.healthy(t)
 		})

@@ -94,7 +94,10 @@ Taking snapshots:
 	                            .pysnap (.heapsnapshot, .hprof): --at-exit,
 	                            --signal SIGUSR2, --every 30s, --values=false
 	                            (no string contents), --census (types and
-	                            sizes only: cheaper); prints the program's
+	                            sizes only: cheaper), --trace-alloc[=N]
+	                            (record where objects are allocated, N
+	                            frames: leaks, why, top and check then name
+	                            the lines and functions); prints the program's
 	                            PID; the snapshot signal sent to heapscope
 	                            takes a snapshot too, and SIGINT and SIGTERM
 	                            reach the program, which ends its own way

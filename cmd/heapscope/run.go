@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -39,6 +40,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	maxValue := fs.Int("max-value-len", 64, "write at most `N` characters of each str or bytes value (Python)")
 	noCollect := fs.Bool("no-collect", false, "do not run gc.collect() before each snapshot (Python)")
 	census := fs.Bool("census", false, "take censuses: every object's type and size, no references; cheaper, enough for summary, diff and trend (Python)")
+	var trace traceAllocFlag
+	fs.Var(&trace, "trace-alloc", "record where objects are allocated: tracemalloc with `N` frames (default 1) for Python, V8's allocation tracker for Node; leaks, why, top and check then name the sites")
 	// Flags stop at the first argument that is not one: the program's own
 	// flags must not be read as heapscope's.
 	if err := fs.Parse(args); err != nil {
@@ -98,7 +101,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	} else if env, err = agentEnv(agent.RunOptions{
 		OutDir: dir, AtExit: *atExit, Signal: *sig, Every: *every,
 		NoValues: !*values, Children: *children,
-		MaxValueLen: *maxValue, NoCollect: *noCollect, Census: *census,
+		MaxValueLen: *maxValue, NoCollect: *noCollect, Census: *census, TraceAlloc: int(trace),
 	}); err != nil {
 		return err
 	}
@@ -173,7 +176,7 @@ func agentEnv(o agent.RunOptions) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return agent.NodeEnv(agent.Env(os.Environ(), o), preload), nil
+	return agent.NodeEnv(agent.Env(os.Environ(), o), preload, o.TraceAlloc > 0), nil
 }
 
 // newSnapshots counts the snapshots written in dir since start.
@@ -189,6 +192,31 @@ func newSnapshots(dir string, start time.Time) int {
 		}
 	}
 	return n
+}
+
+// traceAllocFlag is --trace-alloc[=N]: 0 when off, else the number of
+// frames tracemalloc records (1 for a bare --trace-alloc).
+type traceAllocFlag int
+
+func (f *traceAllocFlag) String() string { return strconv.Itoa(int(*f)) }
+
+func (f *traceAllocFlag) IsBoolFlag() bool { return true }
+
+func (f *traceAllocFlag) Set(s string) error {
+	switch s {
+	case "true":
+		*f = 1
+		return nil
+	case "false":
+		*f = 0
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("want a number of frames from 1 to 65535, got %q", s)
+	}
+	*f = traceAllocFlag(n)
+	return nil
 }
 
 var signalNumbers = map[string]syscall.Signal{

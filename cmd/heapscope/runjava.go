@@ -37,7 +37,7 @@ func javaRunFlags(fs *flag.FlagSet, needJcmd bool) error {
 	var bad []string
 	fs.Visit(func(f *flag.Flag) {
 		switch {
-		case f.Name == "census" || f.Name == "max-value-len" || f.Name == "no-collect" || f.Name == "children":
+		case f.Name == "census" || f.Name == "max-value-len" || f.Name == "no-collect" || f.Name == "children" || f.Name == "trace-alloc" && f.Value.String() != "0":
 			bad = append(bad, "--"+f.Name)
 		case f.Name == "values" && f.Value.String() == "false":
 			bad = append(bad, "--values=false")

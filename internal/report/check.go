@@ -90,7 +90,7 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 			mark = "pass (" + v.Reason + ")"
 		}
 		line := fmt.Sprintf("%s: %s x %s, retained %s, held by %s", mark, LeakLabel(x), Count(x.Count), Bytes(x.Retained), SignatureText(x.PathGroup))
-		if s := SitesLine(final, x.Alloc); s != "" {
+		if s := SitesLine(x.Alloc); s != "" {
 			line += ", allocated at " + s
 		}
 		if f == Markdown {
@@ -138,10 +138,10 @@ func junit(w io.Writer, final *heap.Graph, rep analyze.LeakReport, vs []Verdict,
 				Type:    "leak",
 				Text:    "held by " + SignatureText(x.PathGroup) + "\ne.g. " + PathText(x.Sample),
 			}
-			if s := SitesLine(final, x.Alloc); s != "" {
+			if s := SitesLine(x.Alloc); s != "" {
 				c.Failure.Message += ", allocated at " + s
 				var b strings.Builder
-				writeSites(&b, final, x.Alloc, "", "allocated at")
+				writeSites(&b, x.Alloc, "", "allocated at")
 				c.Failure.Text += "\n" + strings.TrimRight(b.String(), "\n")
 			}
 		} else {

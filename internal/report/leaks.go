@@ -38,7 +38,7 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 		j := findingJSON{
 			Text: FindingText(f), Type: f.Type, Classes: f.Classes, Types: f.Types, Element: f.Element, Where: f.Where, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
 			Growth: f.Growth, Noise: f.Noise, Counts: f.Counts, Path: SignatureText(f.PathGroup),
-			Sample: pathToJSON(g, f.Sample), Allocated: allocToJSON(g, f.Alloc),
+			Sample: pathToJSON(g, f.Sample), Allocated: allocToJSON(f.Alloc),
 		}
 		if f.Holder >= 0 && f.Holder < len(f.Sample.Steps) {
 			st := f.Sample.Steps[f.Holder]
@@ -154,7 +154,7 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		for i, x := range shown {
 			row := []string{fmt.Sprint(i + 1), Bytes(x.Retained), FindingText(x) + noiseMark(x), SignatureText(x.PathGroup)}
 			if final.HasSites() {
-				row = append(row, SitesLine(final, x.Alloc))
+				row = append(row, SitesLine(x.Alloc))
 			}
 			t.Add(row...)
 		}
@@ -178,7 +178,7 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		if _, err := io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(x.Sample), widthOf(w))); err != nil {
 			return err
 		}
-		if err := writeSites(w, final, x.Alloc, "    ", "allocated at"); err != nil {
+		if err := writeSites(w, x.Alloc, "    ", "allocated at"); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/heapscope/heapscope/analyze"
-	"github.com/heapscope/heapscope/heap"
 )
 
 // stackFrames is how many frames of an allocation stack text shows: the
@@ -16,8 +15,8 @@ const stackFrames = 3
 
 // FrameText names a frame as a stack trace does: "app.py:12" (Python's
 // tracemalloc records no function), "handle (/srv/app.js:4:16)" (V8).
-func FrameText(g *heap.Graph, f heap.Frame) string {
-	loc := g.String(f.File)
+func FrameText(f analyze.Frame) string {
+	loc := f.File
 	if loc == "" {
 		loc = "?"
 	}
@@ -27,18 +26,21 @@ func FrameText(g *heap.Graph, f heap.Frame) string {
 			loc += ":" + strconv.FormatUint(uint64(f.Column), 10)
 		}
 	}
-	if fn := g.String(f.Function); fn != "" {
-		return fn + " (" + loc + ")"
+	if f.Function != "" {
+		return f.Function + " (" + loc + ")"
 	}
 	return loc
 }
 
-// SiteText writes a site's first frames, innermost first, joined by
-// " <- ": "app.py:12 <- app.py:40".
-func SiteText(g *heap.Graph, s heap.SiteID, max int) string {
-	var parts []string
-	for _, f := range g.Stack(s, max) {
-		parts = append(parts, FrameText(g, f))
+// StackText writes the first max frames of a stack (all when max <= 0),
+// innermost first, joined by " <- ": "app.py:12 <- app.py:40".
+func StackText(stack []analyze.Frame, max int) string {
+	if max > 0 && len(stack) > max {
+		stack = stack[:max]
+	}
+	parts := make([]string, len(stack))
+	for i, f := range stack {
+		parts[i] = FrameText(f)
 	}
 	return strings.Join(parts, " <- ")
 }
@@ -55,14 +57,14 @@ func objectsText(n int) string {
 // heaviest site, "app.py:12 (40 objects, 3.1 KiB)", how many other
 // sites there are, and how many objects have none recorded; "" when the
 // snapshot records no sites.
-func SitesLine(g *heap.Graph, a *analyze.Allocations) string {
+func SitesLine(a *analyze.Allocations) string {
 	if a == nil {
 		return ""
 	}
 	var parts []string
 	if len(a.Sites) > 0 {
 		s := a.Sites[0]
-		line := fmt.Sprintf("%s (%s, %s)", SiteText(g, s.Stack, 1), objectsText(s.Count), Bytes(s.Bytes))
+		line := fmt.Sprintf("%s (%s, %s)", StackText(s.Stack, 1), objectsText(s.Count), Bytes(s.Bytes))
 		if n := len(a.Sites) - 1; n > 0 {
 			line += fmt.Sprintf(" and %d more", n)
 		}
@@ -78,7 +80,7 @@ func SitesLine(g *heap.Graph, a *analyze.Allocations) string {
 //
 //	allocated at  app.py:12 <- app.py:40  (2 objects, 112 B)
 //	              not recorded  (1 object, 50 B)
-func writeSites(w io.Writer, g *heap.Graph, a *analyze.Allocations, indent, label string) error {
+func writeSites(w io.Writer, a *analyze.Allocations, indent, label string) error {
 	if a == nil {
 		return nil
 	}
@@ -90,7 +92,7 @@ func writeSites(w io.Writer, g *heap.Graph, a *analyze.Allocations, indent, labe
 		return err
 	}
 	for _, s := range a.Sites {
-		if err := line(SiteText(g, s.Stack, stackFrames), s.Count, s.Bytes); err != nil {
+		if err := line(StackText(s.Stack, stackFrames), s.Count, s.Bytes); err != nil {
 			return err
 		}
 	}
@@ -122,15 +124,15 @@ type allocJSON struct {
 	UnknownBytes uint64     `json:"unknown_bytes"`
 }
 
-func allocToJSON(g *heap.Graph, a *analyze.Allocations) *allocJSON {
+func allocToJSON(a *analyze.Allocations) *allocJSON {
 	if a == nil {
 		return nil
 	}
 	out := &allocJSON{Sites: []siteJSON{}, Unknown: a.Unknown, UnknownBytes: a.UnknownBytes}
 	for _, s := range a.Sites {
 		j := siteJSON{Count: s.Count, Bytes: s.Bytes, Frames: []frameJSON{}}
-		for _, f := range g.Stack(s.Stack, 0) {
-			j.Frames = append(j.Frames, frameJSON{g.String(f.Function), g.String(f.File), f.Line, f.Column})
+		for _, f := range s.Stack {
+			j.Frames = append(j.Frames, frameJSON(f))
 		}
 		out.Sites = append(out.Sites, j)
 	}

@@ -49,7 +49,7 @@ func suspectsJSON(t *analyze.DomTree, rows []SuspectRow) []suspectJSON {
 	for _, r := range rows {
 		j := suspectJSON{Text: SuspectText(t.Graph(), r), Retained: r.Retained, Share: r.Share,
 			Suspect: objToJSON(t, r.Object), Elements: []elementGroupJSON{}, Path: strings.Join(suspectPath(r), pathSep),
-			Alloc: allocToJSON(t.Graph(), r.Alloc)}
+			Alloc: allocToJSON(r.Alloc)}
 		if r.Members != nil {
 			j.Members = len(r.Members)
 		}
@@ -165,7 +165,7 @@ func suspects(w io.Writer, f Format, t *analyze.DomTree, share float64, rows []S
 		for i, r := range rows {
 			row := []string{fmt.Sprint(i + 1), Bytes(r.Retained), percent(r.Share), SuspectText(g, r), ObjectText(g, r.Object), strings.Join(suspectPath(r), pathSep)}
 			if g.HasSites() {
-				row = append(row, SitesLine(g, r.Alloc))
+				row = append(row, SitesLine(r.Alloc))
 			}
 			tb.Add(row...)
 		}
@@ -184,7 +184,7 @@ func suspects(w io.Writer, f Format, t *analyze.DomTree, share float64, rows []S
 				return err
 			}
 		}
-		if err := writeSites(w, g, r.Alloc, "    ", "allocated at"); err != nil {
+		if err := writeSites(w, r.Alloc, "    ", "allocated at"); err != nil {
 			return err
 		}
 	}

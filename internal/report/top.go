@@ -78,7 +78,7 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 		}
 		cells := []string{Bytes(t.Retained(o.Object)), Bytes(g.Size(o.Object)), ObjectText(g, o.Object), dom}
 		if sites {
-			cells = append(cells, SitesLine(g, o.Alloc))
+			cells = append(cells, SitesLine(o.Alloc))
 		}
 		ot.AddPath(pathSteps(o.Path), cells...)
 	}
@@ -93,7 +93,7 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 	for i, s := range d.Types {
 		row := []string{Bytes(s.Retained), Count(s.Count), Bytes(s.Shallow), TypeLabel(s.Name, s.Classes)}
 		if sites {
-			row = append(row, SitesLine(g, typeAlloc(d, i)))
+			row = append(row, SitesLine(typeAlloc(d, i)))
 		}
 		tt.Add(row...)
 	}
@@ -186,7 +186,7 @@ func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
 	}
 	types := []typeJSON{}
 	for i, s := range d.Types {
-		types = append(types, typeJSON{s.Name, s.Classes, s.Count, s.Shallow, s.Retained, allocToJSON(g, typeAlloc(d, i))})
+		types = append(types, typeJSON{s.Name, s.Classes, s.Count, s.Shallow, s.Retained, allocToJSON(typeAlloc(d, i))})
 	}
 	native := []nativeJSON{}
 	for _, n := range d.Native {
@@ -201,7 +201,7 @@ func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
 	jw.field("objects_total", d.ObjectsTotal)
 	jw.open("objects")
 	for o := range d.Objects {
-		j := objJSON{objectJSON: objToJSON(t, o.Object), Chain: chainText(g, o.Chain), Path: PathText(o.Path), Allocated: allocToJSON(g, o.Alloc)}
+		j := objJSON{objectJSON: objToJSON(t, o.Object), Chain: chainText(g, o.Chain), Path: PathText(o.Path), Allocated: allocToJSON(o.Alloc)}
 		jw.elem(j)
 	}
 	jw.close()

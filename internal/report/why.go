@@ -22,7 +22,7 @@ func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, sele
 		}
 		out := []groupJSON{}
 		for _, grp := range shown {
-			out = append(out, groupJSON{grp.Count, grp.Retained, SignatureText(grp), pathToJSON(g, grp.Sample), allocToJSON(g, grp.Alloc)})
+			out = append(out, groupJSON{grp.Count, grp.Retained, SignatureText(grp), pathToJSON(g, grp.Sample), allocToJSON(grp.Alloc)})
 		}
 		return WriteJSON(w, struct {
 			Snapshot  Source      `json:"snapshot"`
@@ -53,7 +53,7 @@ func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, sele
 		for _, grp := range shown {
 			row := []string{Count(grp.Count), Bytes(grp.Retained), SignatureText(grp), PathText(grp.Sample)}
 			if g.HasSites() {
-				row = append(row, SitesLine(g, grp.Alloc))
+				row = append(row, SitesLine(grp.Alloc))
 			}
 			t.Add(row...)
 		}
@@ -70,7 +70,7 @@ func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, sele
 			io.WriteString(w, wrapSteps("    held by  ", signatureSteps(grp), widthOf(w)))
 			io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(grp.Sample), widthOf(w)))
 		}
-		if err := writeSites(w, g, grp.Alloc, "    ", "allocated at"); err != nil {
+		if err := writeSites(w, grp.Alloc, "    ", "allocated at"); err != nil {
 			return err
 		}
 	}
