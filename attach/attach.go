@@ -173,11 +173,11 @@ func sameMounts(p *Process) error {
 }
 
 // bootstrap returns the Python text the process runs (see
-// agent/heapscope/_attach.py): it claims the request, loads the agent
-// package from s.pkg by file location under a private module name
-// (nothing is added to sys.path, and none of the program's import hooks
-// is asked), runs _attach.main and removes the package's modules from
-// sys.modules. PyRun_SimpleString runs it in __main__'s namespace, where
+// agent/heapscope/_attach.py): it claims the request, loads _attach.py
+// from s.pkg by file location, whose main loads the package under a
+// private module name (nothing is added to sys.path, and none of the
+// program's import hooks is asked for the agent's modules), and removes
+// the package's modules from sys.modules. PyRun_SimpleString runs it in __main__'s namespace, where
 // the program's globals could shadow any builtin name: it binds one
 // function, named with a random suffix, and deletes it again; inside,
 // it uses no builtin by name, only modules it imports (import looks
@@ -211,12 +211,10 @@ const bootText = `def %[1]s(stage=%[2]s, pkgdir=%[3]s, opts=%[4]s):
         try:
             import _frozen_importlib as bi, _frozen_importlib_external as be
             pkgdir = os.fsdecode(pkgdir)
-            for sub, file in (('', '__init__.py'), ('._attach', '_attach.py')):
-                spec = be.spec_from_file_location(name + sub, os.path.join(pkgdir, file),
-                                                  submodule_search_locations=None if sub else [pkgdir])
-                mod = bi.module_from_spec(spec)
-                mods[name + sub] = mod
-                spec.loader.exec_module(mod)
+            spec = be.spec_from_file_location(name + '._attach', os.path.join(pkgdir, '_attach.py'))
+            mod = bi.module_from_spec(spec)
+            mods[name + '._attach'] = mod
+            spec.loader.exec_module(mod)
             mod.main(stage, pkgdir, name, *opts)
         except:
             try:

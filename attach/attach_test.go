@@ -89,31 +89,53 @@ func TestPyBytes(t *testing.T) {
 	}
 }
 
-// TestNoUserCode attaches to a program whose globals shadow the
-// builtins and whose import hook records every call: none of its code
-// runs, and the snapshot is taken.
+// pythons returns the CPython 3.9+ interpreters of the machine.
+func pythons(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, v := range []string{"3.9", "3.10", "3.11", "3.12", "3.13"} {
+		m, _ := filepath.Glob("/root/.pyenv/versions/" + v + ".*/bin/python3")
+		out = append(out, m...)
+	}
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		out = append(out, "/usr/bin/python3")
+	}
+	if len(out) == 0 {
+		out = append(out, python(t))
+	}
+	return out
+}
+
+// TestNoUserCode attaches, on every Python of the machine, to a program
+// whose globals shadow the builtins, whose import hook records every
+// call and whose directory holds modules named like standard ones the
+// agent imports: none of its code runs, and the snapshot is taken.
 func TestNoUserCode(t *testing.T) {
 	if _, err := exec.LookPath("gdb"); err != nil {
 		t.Skip("no gdb")
 	}
-	py := python(t)
-	dir := t.TempDir()
-	mark := filepath.Join(dir, "mark")
-	cmd := start(t, py, "testdata/hostile.py", mark)
-	out := filepath.Join(dir, "x.pysnap")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := Snapshot(ctx, cmd.Process.Pid, out, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, err := os.ReadFile(mark); err == nil {
-		t.Errorf("the program's code ran:\n%s", b)
-	}
-	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("snapshot: %v %v", fi, err)
-	}
-	if res.Method != "gdb" || res.Injection <= 0 || res.Capture <= 0 {
-		t.Errorf("Result = %+v", res)
+	for _, py := range pythons(t) {
+		t.Run(filepath.Base(filepath.Dir(filepath.Dir(py))), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			mark := filepath.Join(dir, "mark")
+			cmd := start(t, py, "testdata/hostile.py", mark)
+			out := filepath.Join(dir, "x.pysnap")
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := Snapshot(ctx, cmd.Process.Pid, out, Options{})
+			if b, err := os.ReadFile(mark); err == nil {
+				t.Errorf("the program's code ran:\n%s", b)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("snapshot: %v %v", fi, err)
+			}
+			if res.Method != "gdb" || res.Injection <= 0 || res.Capture <= 0 {
+				t.Errorf("Result = %+v", res)
+			}
+		})
 	}
 }

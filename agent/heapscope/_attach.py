@@ -4,10 +4,12 @@ heapscope has the interpreter run a short bootstrap at a safe point of
 its main thread (a pending call scheduled with gdb, or sys.remote_exec on
 3.14+). The bootstrap claims the request (renames STAGE/go to
 STAGE/started; a request heapscope has withdrawn is not there to claim),
-loads this package by file location under a private name, calls main()
-and removes the package's modules from sys.modules again. main() takes
-the snapshot into STAGE/snapshot.pysnap and writes STAGE/status, a JSON
-object: {"ok": bool, "messages": [...], "seconds": float}.
+loads this module by file location, calls main() and removes the
+package's modules from sys.modules again. main() loads the package under
+the bootstrap's private name, with a finder of its own first in
+sys.meta_path, takes the snapshot into STAGE/snapshot.pysnap and writes
+STAGE/status, a JSON object: {"ok": bool, "messages": [...], "seconds":
+float}.
 
 main() never raises: the agent's messages go into the status instead of
 the program's stderr. A KeyboardInterrupt that arrives during the capture
@@ -16,59 +18,76 @@ if the signal came then; any other exception the program's own signal
 handlers raise meanwhile is reported in the status and dropped.
 """
 
+# Only modules every interpreter has loaded at startup: importing any
+# other here would ask the program's import hooks. The rest is imported
+# once the finder below is in place.
+import _frozen_importlib
 import _frozen_importlib_external
 import _thread
-import json
 import os
 import sys
-import time
 
 
 class _Finder:
-    """Finds the package's submodules (name.X -> PKGDIR/X.py) before any
-    finder of the program's sys.meta_path is asked, so loading the agent
-    runs none of the program's import hooks."""
+    """First in sys.meta_path while the agent loads, for the imports of
+    the thread that loads it (others are left alone): it finds the
+    package's modules (name.X -> PKGDIR/X.py) and the standard library
+    modules the agent imports that the program has not (in the
+    interpreter's own library, as built in, frozen, or files of its
+    directory and lib-dynload), so that no finder of the program's
+    sys.meta_path is asked, and no module of the program's sys.path
+    shadows a standard one. A module found neither way is not found."""
 
     def __init__(self, name, pkgdir):
         self.prefix = name + "."
         self.pkgdir = pkgdir
+        self.tid = _thread.get_ident()
+        lib = os.path.dirname(os.__file__)
+        self.stdlib = [lib, os.path.join(lib, "lib-dynload")]
 
     def find_spec(self, fullname, path=None, target=None):
-        if type(fullname) is not str or not fullname.startswith(self.prefix):
+        if _thread.get_ident() != self.tid or type(fullname) is not str:
             return None
-        mod = fullname[len(self.prefix):]
-        if not mod.isidentifier():
-            return None
-        f = os.path.join(self.pkgdir, mod + ".py")
-        if not os.path.isfile(f):
-            return None
-        return _frozen_importlib_external.spec_from_file_location(fullname, f)
+        if fullname.startswith(self.prefix):
+            mod = fullname[len(self.prefix):]
+            f = os.path.join(self.pkgdir, mod + ".py")
+            if not mod.isidentifier() or not os.path.isfile(f):
+                raise ModuleNotFoundError(fullname)
+            return _frozen_importlib_external.spec_from_file_location(fullname, f)
+        for finder in (_frozen_importlib.BuiltinImporter, _frozen_importlib.FrozenImporter):
+            spec = finder.find_spec(fullname, path)
+            if spec is not None:
+                return spec
+        spec = _frozen_importlib_external.PathFinder.find_spec(fullname, path if path is not None else self.stdlib)
+        if spec is None:
+            raise ModuleNotFoundError(fullname)
+        return spec
 
 
 def main(stage, pkgdir, name, values, max_value_len, collect, edges):
-    t0 = time.perf_counter()
     status = {"ok": False, "messages": []}
     interrupted = False
+    finder = json = clock = None
     try:
-        pkg = sys.modules[name]
         finder = _Finder(name, pkgdir)
         sys.meta_path.insert(0, finder)
-        saved = pkg._stderr
+        import json
+        from time import perf_counter as clock
+        t0 = clock()
+        pkg = _load(name, pkgdir)
         pkg._stderr = status["messages"].append
-        try:
-            path = pkg._snapshot(os.path.join(stage, "snapshot.pysnap"), values, max_value_len,
-                                 collect, "attach", True, edges)
-            status["ok"] = path is not None
-        finally:
-            pkg._stderr = saved
-            sys.meta_path[:] = [f for f in sys.meta_path if f is not finder]
+        path = pkg._snapshot(os.path.join(stage, "snapshot.pysnap"), values, max_value_len,
+                             collect, "attach", True, edges)
+        status["ok"] = path is not None
+        status["seconds"] = round(clock() - t0, 6)
     except KeyboardInterrupt:
         interrupted = True
         status["messages"].append("interrupted by KeyboardInterrupt")
     except BaseException as e:
         status["messages"].append("capture failed: %s" % _name(e))
-    status["seconds"] = round(time.perf_counter() - t0, 6)
-    write_status(stage, status)
+    finally:
+        write_status(stage, status, json)
+        sys.meta_path[:] = [f for f in sys.meta_path if f is not finder]
     if interrupted:
         try:
             _thread.interrupt_main()
@@ -76,13 +95,26 @@ def main(stage, pkgdir, name, values, max_value_len, collect, edges):
             pass
 
 
-def write_status(stage, status):
-    """Writes STAGE/status whole (a temporary file, then a rename)."""
+def _load(name, pkgdir):
+    """Loads the package from pkgdir as module name (its own imports of
+    its submodules go to the finder)."""
+    spec = _frozen_importlib_external.spec_from_file_location(
+        name, os.path.join(pkgdir, "__init__.py"), submodule_search_locations=[pkgdir])
+    mod = _frozen_importlib.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def write_status(stage, status, json):
+    """Writes STAGE/status whole (a temporary file, then a rename); the
+    messages are dropped when json could not be imported."""
     try:
+        text = json.dumps(status) if json else '{"ok": false, "messages": ["the status could not be written"]}'
         tmp = os.path.join(stage, ".status.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            os.write(fd, json.dumps(status).encode("utf-8", "backslashreplace"))
+            os.write(fd, text.encode("utf-8", "backslashreplace"))
         finally:
             os.close(fd)
         os.replace(tmp, os.path.join(stage, "status"))
