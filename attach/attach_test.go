@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/heapscope/heapscope/internal/heaptest"
 )
 
 // python returns a CPython 3.9+ to test with.
@@ -92,18 +94,10 @@ func TestPyBytes(t *testing.T) {
 // pythons returns the CPython 3.9+ interpreters of the machine.
 func pythons(t *testing.T) []string {
 	t.Helper()
-	var out []string
-	for _, v := range []string{"3.9", "3.10", "3.11", "3.12", "3.13"} {
-		m, _ := filepath.Glob("/root/.pyenv/versions/" + v + ".*/bin/python3")
-		out = append(out, m...)
+	if out := heaptest.Pythons(); len(out) > 0 {
+		return out
 	}
-	if _, err := os.Stat("/usr/bin/python3"); err == nil {
-		out = append(out, "/usr/bin/python3")
-	}
-	if len(out) == 0 {
-		out = append(out, python(t))
-	}
-	return out
+	return []string{python(t)}
 }
 
 // TestNoUserCode attaches, on every Python of the machine, to a program

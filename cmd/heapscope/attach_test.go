@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/heapscope/heapscope/internal/heaptest"
 )
 
 // attachPythons returns the CPython 3.9+ interpreters of the machine:
@@ -21,14 +23,7 @@ func attachPythons(t *testing.T) []string {
 	if _, err := exec.LookPath("gdb"); err != nil {
 		t.Skip("gdb is not installed")
 	}
-	var out []string
-	for _, v := range []string{"3.9", "3.10", "3.11", "3.12", "3.13"} {
-		m, _ := filepath.Glob("/root/.pyenv/versions/" + v + ".*/bin/python3")
-		out = append(out, m...)
-	}
-	if _, err := os.Stat("/usr/bin/python3"); err == nil {
-		out = append(out, "/usr/bin/python3")
-	}
+	out := heaptest.Pythons()
 	if len(out) == 0 {
 		p, err := exec.LookPath("python3")
 		if err != nil {
