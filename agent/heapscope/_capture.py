@@ -88,6 +88,7 @@ from ._handlers import (
     UNTRACKABLE, SIZER_KINDS)
 from ._edges import Edges, _Tails, _inline_candidates
 from . import _native
+from . import _sites
 
 CHUNK = 1 << 14
 MAX_NAMES = 1 << 18        # edge names deduplicated; later new names are written as they come
@@ -139,6 +140,7 @@ class Capture(Edges):
         self.ndarray_id = None   # id(numpy.ndarray); no reference is kept
         self.layouts = {}        # (id(type), referent count) -> inline layout
         self.inline_names = {}   # id(type) -> candidate attribute names (copies)
+        self.sites = _sites.Sites(self) if _sites.tracing() else None   # allocation sites
         self.L = {}
         for s in ("<key>", "__dict__", "__class__", "__mro__", "__bases__", "__base__",
                   "__closure__", "__globals__", "f_back", "f_code", "f_globals",
@@ -553,6 +555,7 @@ class Capture(Edges):
         for i in self.opaque:
             flags[i] |= F.F_OPAQUE
         targets = F.u64s(list(map(id, tgt)))
+        sites = self.sites.collect(chunk, addr) if self.sites is not None else None
         # Discovery of objects gc.get_objects() does not list.
         self._discover(tgt, weak)
         del tgt, weak, chunk
@@ -562,6 +565,8 @@ class Capture(Edges):
             self.w.values_blob(vals_addr, b"".join(vals))
         if dig_addr:
             self.w.digests(dig_addr, dig)
+        if sites is not None:
+            self.sites.write(self.w, sites)
 
     def _sizeoff(self, o, sz):
         """getsizeof(o) - sz(o) for the type's C __sizeof__ sz: the GC

@@ -1,4 +1,4 @@
-"""Writer for the .pysnap format (docs/pysnap-format.md), version 1.0.
+"""Writer for the .pysnap format (docs/pysnap-format.md), version 1.1.
 
 Private module of the heapscope agent. Everything here is standard library.
 The writer streams sections to a file object and keeps an incremental
@@ -13,7 +13,7 @@ from itertools import chain
 
 MAGIC = b"HSPYSNAP"
 MAJOR = 1
-MINOR = 0
+MINOR = 1
 FLAG_NO_VALUES = 1
 
 META = 1
@@ -24,6 +24,8 @@ ROOTS = 5
 VALUES = 6
 WARNINGS = 7
 DIGESTS = 8
+SITES = 9
+OBJECT_SITES = 10
 END = 0x7FFFFFFF
 
 # Edge label bits (heap.Label).
@@ -175,6 +177,17 @@ class Writer:
     def digests(self, addr, dig):
         if len(addr):
             self.section(DIGESTS, len(addr), [addr, dig])
+
+    def sites(self, parent, file, function, line):
+        """Appends len(parent) sites to the site table (columns of u32)."""
+        if len(parent):
+            self.section(SITES, len(parent), [parent, file, function, line])
+
+    def object_sites(self, addr, site):
+        """Where the objects at addr were allocated."""
+        n = len(addr)
+        if n:
+            self.section(OBJECT_SITES, n, [addr, site, b"\0" * pad8(4 * n)])
 
     def end(self):
         crc = self.crc & 0xFFFFFFFF

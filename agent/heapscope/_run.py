@@ -27,7 +27,8 @@ from . import _describe, _from_host, _snapshot, _stderr
 
 _ENV_KEYS = ("HEAPSCOPE_OUT", "HEAPSCOPE_AT_EXIT", "HEAPSCOPE_SIGNAL", "HEAPSCOPE_EVERY",
              "HEAPSCOPE_VALUES", "HEAPSCOPE_MAX_VALUE_LEN", "HEAPSCOPE_COLLECT", "HEAPSCOPE_EDGES",
-             "HEAPSCOPE_CHILDREN", "HEAPSCOPE_AGENT_DIR", "HEAPSCOPE_ORIG_PYTHONPATH")
+             "HEAPSCOPE_CHILDREN", "HEAPSCOPE_AGENT_DIR", "HEAPSCOPE_ORIG_PYTHONPATH",
+             "HEAPSCOPE_TRACE_ALLOC", "HEAPSCOPE_ORIG_PYTHONTRACEMALLOC")
 
 _cfg = {"out": None, "pid": 0, "n": 0, "stop": False, "children": False,
         "values": True, "max_value_len": 64, "collect": True, "edges": True, "installed": False,
@@ -79,6 +80,13 @@ def _scrub_environ():
             env["PYTHONPATH"] = orig
         elif "PYTHONPATH" in env:
             del env["PYTHONPATH"]
+        if "HEAPSCOPE_TRACE_ALLOC" in env:
+            # run --trace-alloc set PYTHONTRACEMALLOC for this program only.
+            orig = env.get("HEAPSCOPE_ORIG_PYTHONTRACEMALLOC")
+            if orig is not None:
+                env["PYTHONTRACEMALLOC"] = orig
+            elif "PYTHONTRACEMALLOC" in env:
+                del env["PYTHONTRACEMALLOC"]
         for k in _ENV_KEYS:
             if k in env:
                 del env[k]

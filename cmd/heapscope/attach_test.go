@@ -168,34 +168,49 @@ func startUntil(t *testing.T, cmd *exec.Cmd, what string, ready func() bool) (<-
 // snapshot is a 0600 file of the program's objects, leaks finds the
 // leak on its path, and the program runs on as it was.
 func TestSnapshotPython(t *testing.T) {
-	for _, py := range attachPythons(t) {
-		t.Run(strings.TrimPrefix(filepath.Base(filepath.Dir(filepath.Dir(py))), "/"), func(t *testing.T) {
+	inParallel(t, attachPythons(t), func(t *testing.T, py string) {
+		tg := startTarget(t, py, nil)
+		snaps := attachThrice(t, tg)
+		assertOnly(t, filepath.Dir(snaps[0]), "s1.pysnap", "s2.pysnap", "s3.pysnap")
+		if n := countOf(t, snaps[0], "__main__.Leaked"); n == 0 {
+			t.Errorf("no Leaked objects in the first snapshot")
+		}
+		if rows := leaksJSON(t, snaps); rows[0].Type != "__main__.Leaked" || !strings.Contains(rows[0].Path, ".leak") {
+			t.Errorf("leaks did not find the leak first: %+v", rows[0])
+		}
+		tg.healthy(t)
+	})
+}
+
+// inParallel runs fn for each interpreter, as parallel subtests.
+func inParallel(t *testing.T, pys []string, fn func(t *testing.T, py string)) {
+	for _, py := range pys {
+		t.Run(filepath.Base(filepath.Dir(filepath.Dir(py))), func(t *testing.T) {
 			t.Parallel()
-			tg := startTarget(t, py, nil)
-			dir := t.TempDir()
-			var snaps []string
-			for i := 1; i <= 3; i++ {
-				out := filepath.Join(dir, "s"+strconv.Itoa(i)+".pysnap")
-				var stdout, stderr bytes.Buffer
-				if err := run([]string{"snapshot", "--python", tg.pid(), "-o", out}, &stdout, &stderr); err != nil {
-					t.Fatalf("snapshot %d: %v\n%s", i, err, stderr.String())
-				}
-				if stdout.String() != "wrote "+out+"\n" {
-					t.Errorf("stdout %q", stdout.String())
-				}
-				snaps = append(snaps, out)
-				time.Sleep(200 * time.Millisecond)
-			}
-			assertOnly(t, dir, "s1.pysnap", "s2.pysnap", "s3.pysnap")
-			if n := countOf(t, snaps[0], "__main__.Leaked"); n == 0 {
-				t.Errorf("no Leaked objects in the first snapshot")
-			}
-			if rows := leaksJSON(t, snaps); rows[0].Type != "__main__.Leaked" || !strings.Contains(rows[0].Path, ".leak") {
-				t.Errorf("leaks did not find the leak first: %+v", rows[0])
-			}
-			tg.healthy(t)
+			fn(t, py)
 		})
 	}
+}
+
+// attachThrice takes three snapshots of tg, s1 to s3.pysnap in a fresh
+// directory, a little apart; each is written whole and said so.
+func attachThrice(t *testing.T, tg *target) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var snaps []string
+	for i := 1; i <= 3; i++ {
+		out := filepath.Join(dir, "s"+strconv.Itoa(i)+".pysnap")
+		var stdout, stderr bytes.Buffer
+		if err := run([]string{"snapshot", "--python", tg.pid(), "-o", out}, &stdout, &stderr); err != nil {
+			t.Fatalf("snapshot %d: %v\n%s", i, err, stderr.String())
+		}
+		if stdout.String() != "wrote "+out+"\n" {
+			t.Errorf("stdout %q", stdout.String())
+		}
+		snaps = append(snaps, out)
+		time.Sleep(200 * time.Millisecond)
+	}
+	return snaps
 }
 
 // TestSnapshotPythonRefuses points --python at what it must not attach

@@ -120,3 +120,70 @@ func TestTraceAllocNode(t *testing.T) {
 		t.Errorf("the leak (%s) was allocated at %v, want remember in server.js:12", typ, frame)
 	}
 }
+
+// lineOf returns the 1-based number of the line of file that holds text.
+func lineOf(t *testing.T, file, text string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, text) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s has no line with %q", file, text)
+	return 0
+}
+
+// someTracingPythons returns the oldest and newest Python of the machine,
+// and 3.11, whose tracemalloc the agent works around; a capture under
+// tracemalloc takes ten times as long, so not every one.
+func someTracingPythons(t *testing.T) []string {
+	all := attachPythons(t)
+	var out []string
+	for i, py := range all {
+		if i == 0 || i == len(all)-1 || strings.Contains(py, "/3.11.") {
+			out = append(out, py)
+		}
+	}
+	return out
+}
+
+// TestTraceAllocPython runs a loop that leaks from a known line under run
+// --trace-alloc: leaks names that line, and the program's child process
+// runs without tracing.
+func TestTraceAllocPython(t *testing.T) {
+	script, _ := filepath.Abs("testdata/tracealloc.py")
+	line := lineOf(t, script, "the leaking allocation")
+	inParallel(t, someTracingPythons(t), func(t *testing.T, py string) {
+		dir := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		if err := run([]string{"run", "-o", dir, "--signal", "SIGUSR2", "--trace-alloc=3", "--", py, script}, &stdout, &stderr); err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+		if got := strings.TrimSpace(stdout.String()); got != "child False None" {
+			t.Errorf("the child said %q, want it not tracing", got)
+		}
+		typ, frame := leakSites(t, waitSnapshots(t, dir, "*-signal.pysnap", 3))
+		if typ != "__main__.Record" || frame["file"] != script || frame["line"] != float64(line) {
+			t.Errorf("the leak (%s) was allocated at %v, want %s:%d", typ, frame, script, line)
+		}
+	})
+}
+
+// TestSnapshotPythonSites attaches to a leaking program that traces its
+// allocations (PYTHONTRACEMALLOC): leaks names the leaking line.
+func TestSnapshotPythonSites(t *testing.T) {
+	script, _ := filepath.Abs("testdata/attached.py")
+	line := lineOf(t, script, "the leaking line")
+	inParallel(t, someTracingPythons(t), func(t *testing.T, py string) {
+		tg := startTarget(t, py, nil, "PYTHONTRACEMALLOC=1")
+		typ, frame := leakSites(t, attachThrice(t, tg))
+		if typ != "__main__.Leaked" || frame["file"] != script || frame["line"] != float64(line) {
+			t.Errorf("the leak (%s) was allocated at %v, want %s:%d", typ, frame, script, line)
+		}
+		tg.healthy(t)
+	})
+}

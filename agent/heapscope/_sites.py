@@ -1,0 +1,118 @@
+"""Allocation sites for the heapscope agent: where tracemalloc says each
+object was allocated (docs/pysnap-format.md, SITES and OBJECT_SITES).
+
+Private module of the heapscope agent. When tracemalloc traces (heapscope
+run --trace-alloc sets PYTHONTRACEMALLOC; the program may start it
+itself), a full capture asks _tracemalloc._get_object_traceback, a C
+function that reads the trace of the object's memory block and runs no
+code of the program, for every object of each chunk, and writes the
+stacks it gets as a call tree of sites, innermost frame first, after the
+chunk. Objects tracemalloc does not trace (allocated before it started,
+or outside the Python allocator) get no site.
+
+CPython 3.11's _get_object_traceback looks an instance with a managed
+dict up at the wrong address (it leaves out the two pointers before the
+GC header), and finds nothing; for those the agent asks
+_PyTraceMalloc_GetTraceback, with ctypes, at the right one: a lookup in
+tracemalloc's table, which reads no memory at that address.
+"""
+
+import sys
+from itertools import compress, repeat
+from operator import is_, is_not
+
+import _tracemalloc
+
+from . import _format as F
+
+_traceback = _tracemalloc._get_object_traceback
+_T_FLAGS = type.__dict__["__flags__"].__get__
+_MANAGED_DICT = 1 << 4   # Py_TPFLAGS_MANAGED_DICT, 3.11
+
+_traceback_at = None     # (domain, address) -> traceback, on 3.11
+if sys.version_info[:2] == (3, 11):
+    try:
+        import ctypes
+        _traceback_at = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_uint, ctypes.c_size_t)(
+            ("_PyTraceMalloc_GetTraceback", ctypes.pythonapi))
+        _PREHEADER = 4 * ctypes.sizeof(ctypes.c_void_p)   # the managed dict's 2 pointers and PyGC_Head
+    except Exception:
+        _traceback_at = None
+
+
+def tracing():
+    """Reports whether tracemalloc traces allocations now."""
+    try:
+        return bool(_tracemalloc.is_tracing())
+    except Exception:
+        return False
+
+
+class Sites:
+    """The site table of one capture: the tracebacks seen (a tuple of
+    (file, line) frames, innermost first) and the tree nodes (caller,
+    file, line), each with its site number; new sites wait in the columns
+    until the chunk's SITES section is written."""
+
+    def __init__(self, cap):
+        self.cap = cap          # for the string table (cap.name)
+        self.by_tb = {}         # traceback -> site
+        self.by_node = {}       # (caller site, file, line) -> site
+        self.nsites = 1         # site 0: not known
+        self.parent = F.u32s()
+        self.file = F.u32s()
+        self.line = F.u32s()
+        self.managed = {}       # id(type) -> has a managed dict (3.11)
+
+    def _site(self, tb):
+        """The site of traceback tb, made if new, outermost frame first."""
+        s = self.by_tb.get(tb)
+        if s is not None:
+            return s
+        s = 0
+        for fname, lineno in reversed(tb):
+            key = (s, fname, lineno)
+            n = self.by_node.get(key)
+            if n is None:
+                n = self.nsites
+                self.nsites += 1
+                self.by_node[key] = n
+                self.parent.append(s)
+                self.file.append(self.cap.name(fname) if type(fname) is str else 0)
+                self.line.append(lineno if type(lineno) is int and 0 <= lineno < 1 << 32 else 0)
+            s = n
+        self.by_tb[tb] = s
+        return s
+
+    def collect(self, chunk, addr):
+        """The sites of the objects of chunk (whose addresses are addr):
+        (addresses, sites) of those tracemalloc traces, or None. New
+        sites' file names go into the string table, to be flushed with
+        the chunk's."""
+        tbs = list(map(_traceback, chunk))
+        if _traceback_at is not None:
+            self._managed(chunk, addr, tbs)
+        sel = list(map(is_not, tbs, repeat(None)))
+        if not any(sel):
+            return None
+        sites = F.u32s(list(map(self._site, compress(tbs, sel))))
+        return F.u64s(compress(addr, sel)), sites
+
+    def _managed(self, chunk, addr, tbs):
+        """3.11: the tracebacks of instances with a managed dict."""
+        managed = self.managed
+        for i in compress(range(len(tbs)), map(is_, tbs, repeat(None))):
+            t = type(chunk[i])
+            m = managed.get(id(t))
+            if m is None:
+                m = managed[id(t)] = bool(_T_FLAGS(t) & _MANAGED_DICT)
+            if m:
+                tbs[i] = _traceback_at(0, addr[i] - _PREHEADER)
+
+    def write(self, w, part):
+        """Writes the sites made since the last call, then part's object
+        sites."""
+        if self.parent:
+            w.sites(self.parent, self.file, F.u32s(repeat(0, len(self.parent))), self.line)
+            self.parent, self.file, self.line = F.u32s(), F.u32s(), F.u32s()
+        w.object_sites(*part)

@@ -1,0 +1,53 @@
+package agent
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/heapscope/heapscope/heap"
+)
+
+// TestSites: under tracemalloc, a snapshot says where each object was
+// allocated, the line and its caller, on every CPython (3.11's managed
+// dicts included); without it, nothing. Lists and dicts may come from
+// CPython's free lists, reused without the allocator: tracemalloc then
+// saw no allocation, and they may have no site.
+func TestSites(t *testing.T) {
+	eachPython(t, func(t *testing.T, py interp) {
+		for _, frames := range []string{"2", ""} {
+			var out struct {
+				Path    string              `json:"path"`
+				File    string              `json:"file"`
+				Objects map[string][]uint64 `json:"objects"`
+			}
+			var env []string
+			if frames != "" {
+				env = []string{"PYTHONTRACEMALLOC=" + frames}
+			}
+			runPyWith(t, py.Path, env, "sites.py", &out, t.TempDir())
+			g := open(t, out.Path)
+			if frames == "" {
+				if g.HasSites() {
+					t.Errorf("sites without tracemalloc")
+				}
+				continue
+			}
+			for name, o := range out.Objects {
+				id := find(t, g, o[0], name)
+				stack := g.Stack(g.Site(id), 0)
+				if len(stack) == 0 && (name == "list" || name == "dict") {
+					continue
+				}
+				if len(stack) != 2 {
+					t.Errorf("%s: a stack of %d frames, want 2", name, len(stack))
+					continue
+				}
+				for i, want := range o[1:] {
+					if f := stack[i]; g.String(f.File) != out.File || f.Line != uint32(want) || f.Function != heap.StringID(0) {
+						t.Errorf("%s: frame %d is %s:%d, want %s:%d", name, i, g.String(f.File), f.Line, filepath.Base(out.File), want)
+					}
+				}
+			}
+		}
+	})
+}
