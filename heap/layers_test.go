@@ -16,7 +16,10 @@ func TestLayers(t *testing.T) {
 		"hprof":        {"heap", "internal/input"},
 		"heapsnapshot": {"heap", "internal/input"},
 		"inspector":    {},
-		"heapfile":     {"heap", "pysnap", "hprof", "heapsnapshot", "internal/input"},
+		// Capturing a running Python: the agent it injects, and the
+		// format's magic to check what the process wrote.
+		"attach":   {"agent", "pysnap", "heap", "internal/input"},
+		"heapfile": {"heap", "pysnap", "hprof", "heapsnapshot", "internal/input"},
 		// Opening input without blocking, and nameless temporary files:
 		// a leaf below the readers.
 		"internal/input":  {},

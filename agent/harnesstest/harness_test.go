@@ -2,10 +2,14 @@ package harnesstest
 
 import (
 	"encoding/json"
+	"fmt"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/heapscope/heapscope/internal/heaptest"
 )
 
 // TestPythonHarness runs the leak-check harness on real Python workloads:
@@ -34,10 +38,16 @@ func TestPythonHarness(t *testing.T) {
 			got[r.Name] = r.Text
 		}
 	}
-	if want := []string{"leaky", "bounded", "fill_once", "context"}; !slices.Equal(names, want) {
+	if want := []string{"leaky", "traced", "bounded", "fill_once", "context"}; !slices.Equal(names, want) {
 		t.Fatalf("workloads %v, want %v", names, want)
 	}
-	for _, name := range []string{"leaky", "context"} {
+	// With trace_alloc, the failure names the line that made the leak.
+	wantAll(t, "the traced leak's failure", got["traced"], fmt.Sprintf("allocated at %s:%d", filepath.Join(proj, "harness.py"),
+		heaptest.LineOf(t, filepath.Join(proj, "harness.py"), "the leaking line")))
+	if strings.Contains(got["leaky"], "allocated at") {
+		t.Errorf("an untraced leak names allocation sites:\n%s", got["leaky"])
+	}
+	for _, name := range []string{"leaky", "traced", "context"} {
 		text, ok := got[name]
 		if !ok {
 			t.Errorf("%s: no leak reported", name)
@@ -66,5 +76,7 @@ func TestPytestPlugin(t *testing.T) {
 	if got := failedTests(out); !slices.Equal(got, want) {
 		t.Fatalf("failed %v, want %v:\n%s", got, want, out)
 	}
-	wantAll(t, "pytest output", out, "2 failed, 2 passed", "-> .held list -> [*] test_pytest_plugin.Record")
+	wantAll(t, "pytest output", out, "2 failed, 2 passed", "-> .held list -> [*] test_pytest_plugin.Record",
+		fmt.Sprintf("allocated at %s:%d", filepath.Join(proj, "test_pytest_plugin.py"),
+			heaptest.LineOf(t, filepath.Join(proj, "test_pytest_plugin.py"), "the leaking line")))
 }

@@ -149,8 +149,10 @@ class LeakReport:
 
 
 def _finding_lines(f, runs):
-    """The lines of one leaking group. When heapscope check reports where
-    a finding's objects were allocated, the allocation line goes here."""
+    """The lines of one leaking group: what, how much, the path that holds
+    it, how it grew, and, when the snapshots record it (trace_alloc, or
+    tracemalloc started by the program), where its objects were
+    allocated."""
     what = f.get("text") or "%s x %d" % (f.get("type"), f.get("count", 0))
     lines = ["  %s, retaining %s" % (what, human_bytes(f.get("retained_bytes", 0))),
              "    held by %s" % f.get("path")]
@@ -158,7 +160,25 @@ def _finding_lines(f, runs):
     if counts:
         after = " after %s runs" % _and(runs) if len(runs) == len(counts) else ""
         lines.append("    objects on that path%s: %s" % (after, " -> ".join(str(c) for c in counts)))
+    alloc = f.get("allocated")
+    if isinstance(alloc, dict):
+        label = "    allocated at "
+        for s in alloc.get("sites") or []:
+            frames = s.get("frames") or []
+            where = " <- ".join(_frame(fr) for fr in frames[:3]) or "?"
+            n = s.get("count", 0)
+            lines.append("%s%s (%d object%s, %s)" % (label, where, n, "" if n == 1 else "s", human_bytes(s.get("bytes", 0))))
+            label = " " * len(label)
+        n = alloc.get("unknown", 0)
+        if n:
+            lines.append("%snot recorded (%d object%s)" % (label, n, "" if n == 1 else "s"))
     return lines
+
+
+def _frame(fr):
+    """A frame of an allocation stack: "file:line", or "function (file:line)"."""
+    loc = "%s:%s" % (fr.get("file") or "?", fr.get("line", 0))
+    return "%s (%s)" % (fr["function"], loc) if fr.get("function") else loc
 
 
 def _and(xs):
@@ -208,11 +228,17 @@ class LeakCheck:
     always, False never. config: a `heapscope check` config file
     (allowances, thresholds, suppressions). before_snapshot: called
     before each snapshot (the pytest plugin uses it to settle pytest's
-    own buffers)."""
+    own buffers). trace_alloc=N: tracemalloc records N frames of every
+    allocation from the start of the check to its end (unless it traces
+    already), and failures say where the leaked objects were allocated;
+    it makes the workload slower."""
 
     def __init__(self, iterations=50, warmup=5, binary=None, directory=None,
-                 keep=None, config=None, raise_on_leak=True, before_snapshot=None):
+                 keep=None, config=None, raise_on_leak=True, before_snapshot=None, trace_alloc=0):
         _check_counts(iterations, warmup)
+        _check_frames(trace_alloc)
+        self.trace_alloc = int(trace_alloc)
+        self._traced = False
         self.iterations = int(iterations)
         self.warmup = int(warmup)
         self.binary = find_binary(binary)
@@ -239,6 +265,11 @@ class LeakCheck:
         # bookkeeping does not grow between the snapshots.
         self._paths = [os.path.join(self._dir, n) for n in _NAMES]
         self._runs_at = [self.warmup, self.warmup + self.iterations, self.warmup + 2 * self.iterations]
+        if self.trace_alloc:
+            import tracemalloc
+            if not tracemalloc.is_tracing():
+                tracemalloc.start(self.trace_alloc)
+                self._traced = True
         return self
 
     def _snap(self, i):
@@ -277,6 +308,10 @@ class LeakCheck:
 
     def __exit__(self, exc_type, exc, tb):
         keep = self.keep is True
+        if self._traced:
+            import tracemalloc
+            tracemalloc.stop()
+            self._traced = False
         try:
             if exc_type is not None:
                 return False
@@ -312,6 +347,13 @@ def _check_counts(iterations, warmup):
             raise TypeError("%s must be an int, not %s" % (name, type(v).__name__))
         if v < least:
             raise ValueError("%s must be at least %d, not %d" % (name, least, v))
+
+
+def _check_frames(n):
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError("trace_alloc must be an int (frames), not %s" % type(n).__name__)
+    if not 0 <= n <= 65535:
+        raise ValueError("trace_alloc must be from 0 (off) to 65535 frames, not %d" % n)
 
 
 def _run(check, workload, args, kwargs):
@@ -353,26 +395,28 @@ def _note(e, text):
             pass
 
 
-def find_leaks(workload, *args, iterations=50, warmup=5, binary=None, config=None, **kwargs):
+def find_leaks(workload, *args, iterations=50, warmup=5, binary=None, config=None, trace_alloc=0, **kwargs):
     """Runs workload(*args, **kwargs) warmup + 2 * iterations times and
     returns the LeakReport (use LeakCheck to choose where the snapshots
-    go and whether they stay)."""
-    check = LeakCheck(iterations=iterations, warmup=warmup, binary=binary, config=config, raise_on_leak=False)
+    go and whether they stay; trace_alloc as LeakCheck's)."""
+    check = LeakCheck(iterations=iterations, warmup=warmup, binary=binary, config=config, raise_on_leak=False,
+                      trace_alloc=trace_alloc)
     with check:
         _run(check, workload, args, kwargs)
     return check.report
 
 
-def assert_no_leaks(workload, *args, iterations=50, warmup=5, binary=None, config=None, **kwargs):
+def assert_no_leaks(workload, *args, iterations=50, warmup=5, binary=None, config=None, trace_alloc=0, **kwargs):
     """Like find_leaks, but raises LeakError when the workload leaks."""
     __tracebackhide__ = True   # pytest leaves this frame out of its tracebacks
-    report = find_leaks(workload, *args, iterations=iterations, warmup=warmup, binary=binary, config=config, **kwargs)
+    report = find_leaks(workload, *args, iterations=iterations, warmup=warmup, binary=binary, config=config,
+                        trace_alloc=trace_alloc, **kwargs)
     if not report.ok:
         raise LeakError(report)
     return report
 
 
-def no_leaks(func=None, *, iterations=50, warmup=5, config=None, binary=None):
+def no_leaks(func=None, *, iterations=50, warmup=5, config=None, binary=None, trace_alloc=0):
     """A decorator: the decorated function (a unittest.TestCase method, a
     pytest test, any function) runs warmup + 2 * iterations times under
     a leak check each time it is called, and raises LeakError when it
@@ -380,6 +424,7 @@ def no_leaks(func=None, *, iterations=50, warmup=5, config=None, binary=None):
     (@no_leaks(iterations=20)). In a TestCase, setUp and tearDown run
     once around all the runs."""
     _check_counts(iterations, warmup)
+    _check_frames(trace_alloc)
 
     def decorate(f):
         if not callable(f):
@@ -391,7 +436,8 @@ def no_leaks(func=None, *, iterations=50, warmup=5, config=None, binary=None):
         @functools.wraps(f)
         def checked(*args, **kwargs):
             __tracebackhide__ = True
-            assert_no_leaks(f, *args, iterations=iterations, warmup=warmup, config=config, binary=binary, **kwargs)
+            assert_no_leaks(f, *args, iterations=iterations, warmup=warmup, config=config, binary=binary,
+                            trace_alloc=trace_alloc, **kwargs)
         return checked
 
     if func is not None:

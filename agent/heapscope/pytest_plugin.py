@@ -47,6 +47,8 @@ _ARGS = {
     "iterations": "iterations=N (runs between snapshots, at least 1, default 50)",
     "warmup": "warmup=N (runs before the first snapshot, default 5)",
     "config": "config=PATH (a heapscope check config file, relative to the rootdir)",
+    "trace_alloc": "trace_alloc=N (tracemalloc records N frames of each allocation during the check: "
+                   "failures say where the leaked objects were allocated)",
 }
 _PLUGIN = "heapscope-leakchecks"
 
@@ -61,7 +63,7 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
-        "no_leaks(iterations=50, warmup=5, config=None): run the test body warmup + 2 * iterations times "
+        "no_leaks(iterations=50, warmup=5, config=None, trace_alloc=0): run the test body warmup + 2 * iterations times "
         "and fail if objects pile up in proportion to the runs (heapscope leak check)")
     if not config.pluginmanager.has_plugin(_PLUGIN):
         config.pluginmanager.register(_LeakChecks(config), _PLUGIN)
@@ -82,7 +84,7 @@ def marker_options(marker, rootpath=None):
         if k not in _ARGS:
             close = difflib.get_close_matches(k, list(_ARGS), n=1)
             problems.append("unknown argument %r%s" % (k, " (did you mean %r?)" % close[0] if close else ""))
-        elif k in ("iterations", "warmup"):
+        elif k in ("iterations", "warmup", "trace_alloc"):
             least = 1 if k == "iterations" else 0
             if isinstance(v, bool) or not isinstance(v, int):
                 problems.append("%s=%r is not an int" % (k, v))
@@ -156,7 +158,7 @@ class _LeakChecks:
         try:
             check = LeakCheck(iterations=opts.get("iterations", 50), warmup=opts.get("warmup", 5),
                               config=opts.get("config"), directory=directory, raise_on_leak=False,
-                              before_snapshot=_settle_pytest_logs)
+                              before_snapshot=_settle_pytest_logs, trace_alloc=opts.get("trace_alloc", 0))
         except BinaryNotFound as e:
             missing = str(e)
         else:
@@ -247,11 +249,11 @@ class _LeakChecks:
 @pytest.fixture
 def leak_check(request):
     """A function: leak_check(workload, *args, iterations=50, warmup=5,
-    config=None, **kwargs) runs workload(*args, **kwargs) under a leak
-    check and fails the test when it leaks."""
+    config=None, trace_alloc=0, **kwargs) runs workload(*args, **kwargs)
+    under a leak check and fails the test when it leaks."""
     plugin = request.config.pluginmanager.get_plugin(_PLUGIN)
 
-    def check(workload, *args, iterations=50, warmup=5, config=None, **kwargs):
-        opts = {"iterations": iterations, "warmup": warmup, "config": config}
+    def check(workload, *args, iterations=50, warmup=5, config=None, trace_alloc=0, **kwargs):
+        opts = {"iterations": iterations, "warmup": warmup, "config": config, "trace_alloc": trace_alloc}
         plugin.check(request.node, workload, args, kwargs, opts)
     return check

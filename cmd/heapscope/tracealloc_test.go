@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/heapscope/heapscope/internal/heaptest"
 )
 
 // leakRow is a finding as leaks --json writes it.
@@ -121,22 +123,6 @@ func TestTraceAllocNode(t *testing.T) {
 	}
 }
 
-// lineOf returns the 1-based number of the line of file that holds text.
-func lineOf(t *testing.T, file, text string) int {
-	t.Helper()
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, l := range strings.Split(string(b), "\n") {
-		if strings.Contains(l, text) {
-			return i + 1
-		}
-	}
-	t.Fatalf("%s has no line with %q", file, text)
-	return 0
-}
-
 // someTracingPythons returns the oldest and newest Python of the machine,
 // and 3.11, whose tracemalloc the agent works around; a capture under
 // tracemalloc takes ten times as long, so not every one.
@@ -156,7 +142,7 @@ func someTracingPythons(t *testing.T) []string {
 // runs without tracing.
 func TestTraceAllocPython(t *testing.T) {
 	script, _ := filepath.Abs("testdata/tracealloc.py")
-	line := lineOf(t, script, "the leaking allocation")
+	line := heaptest.LineOf(t, script, "the leaking allocation")
 	inParallel(t, someTracingPythons(t), func(t *testing.T, py string) {
 		dir := t.TempDir()
 		var stdout, stderr bytes.Buffer
@@ -177,7 +163,7 @@ func TestTraceAllocPython(t *testing.T) {
 // allocations (PYTHONTRACEMALLOC): leaks names the leaking line.
 func TestSnapshotPythonSites(t *testing.T) {
 	script, _ := filepath.Abs("testdata/attached.py")
-	line := lineOf(t, script, "the leaking line")
+	line := heaptest.LineOf(t, script, "the leaking line")
 	inParallel(t, someTracingPythons(t), func(t *testing.T, py string) {
 		tg := startTarget(t, py, nil, "PYTHONTRACEMALLOC=1")
 		typ, frame := leakSites(t, attachThrice(t, tg))

@@ -3,6 +3,8 @@ package heaptest
 import (
 	"os"
 	"path/filepath"
+	"strings"
+	"testing"
 )
 
 // Pythons returns the CPython 3.9+ interpreters of the machine, for
@@ -19,4 +21,21 @@ func Pythons() []string {
 		out = append(out, "/usr/bin/python3")
 	}
 	return out
+}
+
+// LineOf returns the 1-based number of the first line of file that holds
+// text, for tests that check where a program allocated.
+func LineOf(t testing.TB, file, text string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, text) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s has no line with %q", file, text)
+	return 0
 }

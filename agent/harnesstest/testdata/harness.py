@@ -1,6 +1,7 @@
-"""Uses heapscope's leak-check harness on three workloads: one that leaks,
-one with a bounded cache, one with a cache that fills once. Prints one
-JSON line per workload: whether a LeakError was raised, and its text."""
+"""Uses heapscope's leak-check harness on three workloads: one that leaks
+(also with its allocations traced), one with a bounded cache, one with a
+cache that fills once. Prints one JSON line per workload: whether a
+LeakError was raised, and its text."""
 import json
 import sys
 from collections import OrderedDict
@@ -17,7 +18,7 @@ class Session:
 
 
 def leaky():
-    registry[len(registry)] = Session(len(registry))
+    registry[len(registry)] = Session(len(registry))  # the leaking line
 
 
 lru = OrderedDict()
@@ -46,6 +47,7 @@ def report(name, fn, **kw):
 
 
 report("leaky", leaky, iterations=40, warmup=2)
+report("traced", leaky, iterations=40, warmup=2, trace_alloc=2)
 report("bounded", bounded, iterations=40, warmup=2)
 report("fill_once", fill_once, iterations=40, warmup=2)
 
