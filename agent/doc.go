@@ -156,8 +156,11 @@
 // kinds and the per-object handlers of the rarer kinds; _introspect.py
 // reads objects, types, code and frames through C-level accessors and
 // recognizes the agent's own code; _native.py reads frames' fast locals
-// with ctypes (3.9-3.12); _format.py writes .pysnap; _run.py
-// is `heapscope run`. The agent's own frames are recognized by the file
+// with ctypes (3.9-3.12); _sites.py writes where objects were allocated
+// when tracemalloc traces (SITES, OBJECT_SITES); _format.py writes
+// .pysnap; _run.py is `heapscope run`; _attach.py is what `heapscope
+// snapshot --python PID` runs in the process (package attach). The
+// agent's own frames are recognized by the file
 // name of their code: any file in the package's directory, so a new
 // module is covered without a change.
 //
