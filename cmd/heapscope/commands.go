@@ -36,7 +36,7 @@ func init() {
 		{name: "leaks", args: "BASELINE TARGET FINAL", short: "objects created between baseline and target still alive in final, by path", run: runLeaks},
 		{name: "check", args: "BASELINE TARGET FINAL", short: "a CI gate: exit 1 when a leak is over the allowances, 3 when it cannot check", run: runCheck},
 		{name: "web", args: "SNAPSHOT...", short: "a local web page: tables, the dominator tree as a treemap, paths, leaks, trends", run: runWeb},
-		{name: "snapshot", args: "--node PID | --java PID -o FILE", short: "take a snapshot of a running Node process or JVM", run: runSnapshot},
+		{name: "snapshot", args: "--python PID | --node PID | --java PID -o FILE", short: "take a snapshot of a running Python or Node process or JVM", run: runSnapshot},
 		{name: "python-path", args: "", short: "print the directory to put on PYTHONPATH for 'import heapscope'", run: runPythonPath},
 		{name: "run", args: "-o DIR [flags] -- CMD [ARGS...]", short: "run a Python or Node program with the agent loaded", run: runRun},
 		{name: "version", args: "", short: "print heapscope's version, commit and Go version", run: runVersion},
