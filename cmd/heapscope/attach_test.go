@@ -3,16 +3,19 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/heapscope/heapscope/attach"
 	"github.com/heapscope/heapscope/internal/heaptest"
 )
 
@@ -157,7 +160,7 @@ func startUntil(t *testing.T, cmd *exec.Cmd, what string, ready func() bool) (<-
 		select {
 		case err := <-exited:
 			t.Fatalf("heapscope ended before %s: %v\n%s", what, err, stderr.String())
-		case <-time.After(10 * time.Millisecond):
+		case <-time.After(2 * time.Millisecond):
 		}
 	}
 	return exited, &stderr
@@ -257,47 +260,80 @@ func TestSnapshotPythonRefuses(t *testing.T) {
 	tg.healthy(t)
 }
 
-// TestSnapshotPythonInterrupt interrupts a heapscope binary while the
-// program is taking the snapshot. SIGINT: heapscope waits for the
-// capture, removes it, and exits 130, leaving nothing. SIGKILL: the
-// capture ends on its own in its stage directory. Either way the
-// program runs on as it was.
+// TestSnapshotPythonInterrupt interrupts a heapscope binary at two
+// moments: while gdb is attached (the program is stopped), and while the
+// program is taking the snapshot. SIGINT: heapscope waits for gdb to
+// detach and withdraws the request, or waits for the capture and
+// removes it, and exits 130, leaving nothing. SIGKILL: gdb, in a process
+// group of its own, detaches as it would have, and the capture ends on
+// its own in its stage directory. Every time the program runs on as it
+// was: it answers, and /proc says it is neither stopped nor traced.
 func TestSnapshotPythonInterrupt(t *testing.T) {
 	pys := attachPythons(t)
 	bin := heapscopeBinary(t)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
-		t.Run(sig.String(), func(t *testing.T) {
-			tg := startTarget(t, pys[len(pys)-1], nil)
-			if got := tg.ask(t, "big 1000000"); got != "big" {
-				t.Fatalf("big: %q", got)
-			}
-			dir := t.TempDir()
-			hs := exec.Command(bin, "snapshot", "--python", tg.pid(), "-o", filepath.Join(dir, "x.pysnap"))
-			exited, stderr := startUntil(t, hs, "the capture started", func() bool {
-				m, _ := filepath.Glob(filepath.Join(dir, ".heapscope-*", "started"))
-				return len(m) > 0
+	for _, when := range []string{"attached", "capturing"} {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+			t.Run(when+"/"+sig.String(), func(t *testing.T) {
+				tg := startTarget(t, pys[len(pys)-1], nil)
+				dir := t.TempDir()
+				hs := exec.Command(bin, "snapshot", "--python", tg.pid(), "-o", filepath.Join(dir, "x.pysnap"))
+				ready := func() bool { return tracer(tg.pid()) != 0 }
+				if when == "capturing" {
+					// A capture that takes a while.
+					if got := tg.ask(t, "big 1000000"); got != "big" {
+						t.Fatalf("big: %q", got)
+					}
+					ready = func() bool {
+						m, _ := filepath.Glob(filepath.Join(dir, ".heapscope-*", "started"))
+						return len(m) > 0
+					}
+				}
+				exited, stderr := startUntil(t, hs, "the moment to interrupt it", ready)
+				hs.Process.Signal(sig)
+				<-exited
+				if sig == syscall.SIGINT {
+					if code := hs.ProcessState.ExitCode(); code != 130 {
+						t.Errorf("heapscope exit %d, want 130; stderr:\n%s", code, stderr.String())
+					}
+					assertOnly(t, dir)
+				}
+				tg.healthy(t)
+				if sig == syscall.SIGKILL {
+					// The capture goes on without heapscope: wait for
+					// its end before the directory is removed.
+					deadline := time.Now().Add(2 * time.Minute)
+					for {
+						m, _ := filepath.Glob(filepath.Join(dir, ".heapscope-*", "status"))
+						if len(m) == 1 {
+							break
+						}
+						if time.Now().After(deadline) {
+							t.Fatalf("the capture did not finish in its stage after heapscope was killed: %v", m)
+						}
+						time.Sleep(20 * time.Millisecond)
+					}
+					tg.healthy(t)
+				}
 			})
-			hs.Process.Signal(sig)
-			<-exited
-			if sig == syscall.SIGINT {
-				if code := hs.ProcessState.ExitCode(); code != 130 {
-					t.Errorf("heapscope exit %d, want 130; stderr:\n%s", code, stderr.String())
-				}
-				assertOnly(t, dir)
-			}
-			tg.healthy(t)
-			if sig == syscall.SIGKILL {
-				m, _ := filepath.Glob(filepath.Join(dir, ".heapscope-*", "status"))
-				if len(m) != 1 {
-					t.Errorf("the capture did not finish in its stage after heapscope was killed: %v", m)
-				}
-			}
-		})
+		}
 	}
 }
 
-// TestSnapshotPythonWithdraw asks a program whose main thread sleeps
-// outside Python: at the timeout, or at SIGINT, heapscope withdraws the
+// tracer returns the pid of the process that traces pid, 0 for none.
+func tracer(pid string) int {
+	b, _ := os.ReadFile("/proc/" + pid + "/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "TracerPid:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
+}
+
+// TestSnapshotPythonWithdraw asks a program whose main thread waits in
+// a read outside Python (until the test wakes it): at the timeout, or at
+// SIGINT once heapscope has said it waits, heapscope withdraws the
 // request and fails; when the program wakes it takes no snapshot and
 // runs on as it was.
 func TestSnapshotPythonWithdraw(t *testing.T) {
@@ -307,33 +343,84 @@ func TestSnapshotPythonWithdraw(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "x.pysnap")
 
-	io.WriteString(tg.in, "sleep 3\n")
-	time.Sleep(100 * time.Millisecond)
+	tg.block(t)
 	var stdout, stderr bytes.Buffer
 	err := run([]string{"snapshot", "--python", tg.pid(), "--timeout", "1s", "-o", out}, &stdout, &stderr)
-	if code := exitCode(err); code != 1 || !strings.Contains(err.Error(), "withdrawn") {
+	if code := exitCode(err); code != 1 || !errors.Is(err, attach.ErrWithdrawn) {
 		t.Errorf("exit %d, %v; want 1 and the request withdrawn", code, err)
 	}
 	assertOnly(t, dir)
+	tg.wake(t)
 	tg.healthy(t)
 
-	io.WriteString(tg.in, "sleep 6\n")
-	time.Sleep(100 * time.Millisecond)
+	tg.block(t)
 	hs := exec.Command(bin, "snapshot", "--python", tg.pid(), "-o", out)
-	var se bytes.Buffer
-	hs.Stderr = &se
+	se, _ := hs.StderrPipe()
 	if err := hs.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(4 * time.Second)
-	hs.Process.Signal(syscall.SIGINT)
+	said := make(chan string, 16)
+	go func() {
+		r := bufio.NewReader(se)
+		for {
+			l, err := r.ReadString('\n')
+			if l != "" {
+				said <- l
+			}
+			if err != nil {
+				close(said)
+				return
+			}
+		}
+	}()
+	var all strings.Builder
+	for l := range said {
+		all.WriteString(l)
+		if strings.Contains(l, "waiting for the main thread") {
+			hs.Process.Signal(syscall.SIGINT)
+		}
+	}
 	hs.Wait()
-	if code := hs.ProcessState.ExitCode(); code != 130 || !strings.Contains(se.String(), "waiting for the main thread") {
-		t.Errorf("heapscope exit %d, want 130 after saying it waits; stderr:\n%s", code, se.String())
+	if code := hs.ProcessState.ExitCode(); code != 130 || !strings.Contains(all.String(), "waiting for the main thread") {
+		t.Errorf("heapscope exit %d, want 130 after saying it waits; stderr:\n%s", code, all.String())
 	}
 	assertOnly(t, dir)
+	tg.wake(t)
 	tg.healthy(t)
 	assertOnly(t, dir)
+}
+
+// block has the program wait in a read of its stdin, outside Python, and
+// waits until /proc says it is in that read.
+func (tg *target) block(t *testing.T) {
+	t.Helper()
+	if got := tg.ask(t, "block"); got != "blocked" {
+		t.Fatalf("block: %q", got)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for !inRead(tg.pid()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %s is not reading its stdin", tg.pid())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// wake ends the read block started.
+func (tg *target) wake(t *testing.T) {
+	t.Helper()
+	if got := tg.ask(t, "wake"); got != "woken wake" {
+		t.Fatalf("wake: %q", got)
+	}
+}
+
+// inRead reports whether process pid is in a read(2) of file descriptor
+// 0 (/proc/PID/syscall: the call's number, then its arguments).
+func inRead(pid string) bool {
+	b, _ := os.ReadFile("/proc/" + pid + "/syscall")
+	f := strings.Fields(string(b))
+	read := map[string]string{"amd64": "0", "arm64": "63"}[runtime.GOARCH]
+	return len(f) > 1 && f[0] == read && f[1] == "0x0"
 }
 
 // TestSnapshotPythonKillGDB kills gdb as soon as it has attached: the
@@ -348,15 +435,10 @@ func TestSnapshotPythonKillGDB(t *testing.T) {
 	go func() {
 		deadline := time.Now().Add(time.Minute)
 		for time.Now().Before(deadline) {
-			b, _ := os.ReadFile("/proc/" + tg.pid() + "/status")
-			for _, l := range strings.Split(string(b), "\n") {
-				if v, ok := strings.CutPrefix(l, "TracerPid:"); ok {
-					if n, _ := strconv.Atoi(strings.TrimSpace(v)); n != 0 {
-						syscall.Kill(n, syscall.SIGKILL)
-						killed <- n
-						return
-					}
-				}
+			if n := tracer(tg.pid()); n != 0 {
+				syscall.Kill(n, syscall.SIGKILL)
+				killed <- n
+				return
 			}
 			time.Sleep(time.Millisecond)
 		}

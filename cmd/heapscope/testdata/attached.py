@@ -4,12 +4,14 @@ from one line, and answers commands on stdin.
     ping         -> pong
     state        -> same, or changed ... (what heapscope left behind)
     big N        -> keeps N more objects (a capture then takes a while)
-    sleep S      -> its main thread sleeps S seconds, outside Python
+    block        -> blocked, then its main thread waits in a read of
+                    stdin, outside Python, until the line "wake" comes
+                    (a main thread in a long call outside Python)
     stop         -> stops leaking
 """
+import os
 import select
 import sys
-import time
 
 
 class Leaked:
@@ -50,8 +52,12 @@ while True:
         elif cmd[0] == "big":
             keep.extend(Leaked(i) for i in range(int(cmd[1])))
             print("big", flush=True)
-        elif cmd[0] == "sleep":
-            time.sleep(float(cmd[1]))
+        elif cmd[0] == "block":
+            print("blocked", flush=True)
+            got = b""
+            while not got.endswith(b"\n"):
+                got += os.read(0, 1)
+            print("woken " + got.decode().strip(), flush=True)
         elif cmd[0] == "stop":
             growing = False
             print("stopped", flush=True)
