@@ -108,7 +108,6 @@ func TestCommands(t *testing.T) {
 		{"why-class-family", []string{"why", classesAfter, "class:app.Model_*"}},
 		{"leaks-sites", []string{"leaks", sbefore, safter, safter}},
 		{"leaks-sites-json", []string{"leaks", "--json", sbefore, safter, safter}},
-		{"leaks-sites-markdown", []string{"leaks", "--format", "markdown", sbefore, safter, safter}},
 		{"check-sites", []string{"check", sbefore, safter, safter}},
 		{"check-sites-junit", []string{"check", "--format", "junit", sbefore, safter, safter}},
 		{"why-sites", []string{"why", safter, "app.Item"}},

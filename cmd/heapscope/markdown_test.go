@@ -38,6 +38,7 @@ var markdownCases = []struct {
 	{"markup-containers-markdown", []string{"containers", "--format", "markdown", mkAfter}},
 	{"markup-duplicates-markdown", []string{"duplicates", "--format", "markdown", mkAfter}},
 	{"leaks-list-noise-markdown", []string{"leaks", "--list-noise", "--format", "markdown"}},
+	{"leaks-sites-markdown", []string{"leaks", "--format", "markdown", "testdata/sites-before.pysnap", "testdata/sites-after.pysnap", "testdata/sites-after.pysnap"}},
 }
 
 const mkBefore, mkAfter = "testdata/markup-before.pysnap", "testdata/markup-after.pysnap"
