@@ -145,9 +145,9 @@ func publicDir(t *testing.T, mode os.FileMode) string {
 }
 
 // startUntil starts cmd (a heapscope binary) and waits until ready
-// reports true; it fails the test if cmd ends first. It returns where
-// cmd's end will be sent, and its stderr.
-func startUntil(t *testing.T, cmd *exec.Cmd, what string, ready func() bool) (<-chan error, *bytes.Buffer) {
+// reports true, asking every poll; it fails the test if cmd ends first.
+// It returns where cmd's end will be sent, and its stderr.
+func startUntil(t *testing.T, cmd *exec.Cmd, what string, poll time.Duration, ready func() bool) (<-chan error, *bytes.Buffer) {
 	t.Helper()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -160,7 +160,7 @@ func startUntil(t *testing.T, cmd *exec.Cmd, what string, ready func() bool) (<-
 		select {
 		case err := <-exited:
 			t.Fatalf("heapscope ended before %s: %v\n%s", what, err, stderr.String())
-		case <-time.After(2 * time.Millisecond):
+		case <-time.After(poll):
 		}
 	}
 	return exited, &stderr
@@ -277,18 +277,19 @@ func TestSnapshotPythonInterrupt(t *testing.T) {
 				tg := startTarget(t, pys[len(pys)-1], nil)
 				dir := t.TempDir()
 				hs := exec.Command(bin, "snapshot", "--python", tg.pid(), "-o", filepath.Join(dir, "x.pysnap"))
-				ready := func() bool { return tracer(tg.pid()) != 0 }
+				// gdb holds the program stopped for a short while.
+				poll, ready := time.Millisecond, func() bool { return tracer(tg.pid()) != 0 }
 				if when == "capturing" {
 					// A capture that takes a while.
 					if got := tg.ask(t, "big 1000000"); got != "big" {
 						t.Fatalf("big: %q", got)
 					}
-					ready = func() bool {
+					poll, ready = 10*time.Millisecond, func() bool {
 						m, _ := filepath.Glob(filepath.Join(dir, ".heapscope-*", "started"))
 						return len(m) > 0
 					}
 				}
-				exited, stderr := startUntil(t, hs, "the moment to interrupt it", ready)
+				exited, stderr := startUntil(t, hs, "the moment to interrupt it", poll, ready)
 				hs.Process.Signal(sig)
 				<-exited
 				if sig == syscall.SIGINT {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/heapscope/heapscope/analyze"
 	"github.com/heapscope/heapscope/heapfile"
@@ -221,7 +222,7 @@ func TestSnapshotInterrupt(t *testing.T) {
 	out := filepath.Join(dir, "big.heapsnapshot")
 	hs := exec.Command(bin, "snapshot", "--node", strconv.Itoa(node.Process.Pid), "-o", out)
 	// Mid-capture: the temporary file has its first chunk.
-	exited, stderr := startUntil(t, hs, "the interrupt", stageWritten(dir))
+	exited, stderr := startUntil(t, hs, "the interrupt", 20*time.Millisecond, stageWritten(dir))
 	hs.Process.Signal(syscall.SIGINT)
 	err := <-exited
 	if code := hs.ProcessState.ExitCode(); code != 130 {
@@ -276,7 +277,7 @@ func TestSnapshotJavaInterrupt(t *testing.T) {
 	out := filepath.Join(dir, "big.hprof")
 	hs := exec.Command(bin, "snapshot", "--java", strconv.Itoa(jvm.Process.Pid), "-o", out)
 	// Mid-dump: the JVM has written part of the temporary file.
-	exited, stderr := startUntil(t, hs, "the interrupt", stageWritten(dir))
+	exited, stderr := startUntil(t, hs, "the interrupt", 20*time.Millisecond, stageWritten(dir))
 	hs.Process.Signal(syscall.SIGINT)
 	err := <-exited
 	if code := hs.ProcessState.ExitCode(); code != 130 {
