@@ -123,15 +123,21 @@ func wait(ctx context.Context, s *stage, opt Options) (*status, error) {
 	asked := time.Now()
 	told := false
 	for {
+		// An end of ctx comes first: a capture that finished after it
+		// (heapscope interrupted while gdb held the process) is removed
+		// like one that finishes later.
+		if ctx.Err() != nil {
+			if s.withdraw() {
+				return nil, fmt.Errorf("%w (%v)", ErrWithdrawn, context.Cause(ctx))
+			}
+			return waitCleanup(s, opt.Cleanup, ctx)
+		}
 		if st, ok := s.result(); ok {
 			return st, nil
 		}
 		select {
 		case <-ctx.Done():
-			if s.withdraw() {
-				return nil, fmt.Errorf("%w (%v)", ErrWithdrawn, context.Cause(ctx))
-			}
-			return waitCleanup(s, opt.Cleanup, ctx)
+			continue
 		case <-time.After(poll):
 		}
 		if !told && opt.Waiting != nil && time.Since(asked) > 2*time.Second && !s.started() {
