@@ -23,7 +23,11 @@ leak = []
 
 
 def grow():
-    leak.append(Leaked(len(leak)))  # the leaking line
+    # The capture runs between two bytecodes, often inside Leaked's
+    # __init__: the list is then not on this frame's stack, only in
+    # __main__.leak, where leaks is to find it.
+    obj = Leaked(len(leak))  # the leaking line
+    leak.append(obj)
 
 
 def state():
