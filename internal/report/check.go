@@ -89,7 +89,7 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		if !v.Fail {
 			mark = "pass (" + v.Reason + ")"
 		}
-		line := fmt.Sprintf("%s: %s x %s, retained %s, held by %s", mark, LeakLabel(x), Count(x.Count), Bytes(x.Retained), SignatureText(x.PathGroup))
+		line := fmt.Sprintf("%s: %s, retained %s, held by %s", mark, FindingText(x), Bytes(x.Retained), SignatureText(x.PathGroup))
 		if s := SitesLine(x.Alloc); s != "" {
 			line += ", allocated at " + s
 		}
@@ -134,7 +134,7 @@ func junit(w io.Writer, final *heap.Graph, rep analyze.LeakReport, vs []Verdict,
 		c := testcase{Name: LeakLabel(x) + " held by " + SignatureText(x.PathGroup), Classname: "heapscope.leaks." + rep.Runtime}
 		if v.Fail {
 			c.Failure = &failure{
-				Message: fmt.Sprintf("%s x %d leaked, retaining %d bytes", LeakLabel(x), x.Count, x.Retained),
+				Message: fmt.Sprintf("%s leaked, retaining %s (%d bytes)", FindingText(x), Bytes(x.Retained), x.Retained),
 				Type:    "leak",
 				Text:    "held by " + SignatureText(x.PathGroup) + "\ne.g. " + PathText(x.Sample),
 			}
