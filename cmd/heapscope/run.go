@@ -155,11 +155,25 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		// Leave with the program's own status.
 		code := ee.ExitCode()
 		if code < 0 {
-			code = 128 + int(ee.Sys().(syscall.WaitStatus).Signal())
+			s := ee.Sys().(syscall.WaitStatus).Signal()
+			code = 128 + int(s)
+			if trace > 0 && crashSignal(s) {
+				fmt.Fprintf(stderr, "heapscope: the program crashed (%s) with --trace-alloc on; V8's allocation tracker, which it turns on for Node, crashes some programs (TypeScript's compiler, for one) in optimized code: run node with --no-opt too (much slower), or without --trace-alloc\n", signalName(s))
+			}
 		}
 		return &exitError{code: code}
 	}
 	return err
+}
+
+// crashSignal reports whether s is the signal of a crash rather than of
+// someone who asked the program to end.
+func crashSignal(s syscall.Signal) bool {
+	switch s {
+	case syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGILL, syscall.SIGFPE, syscall.SIGABRT, syscall.SIGTRAP, syscall.SIGSYS:
+		return true
+	}
+	return false
 }
 
 // agentEnv returns the environment that makes a Python or Node program

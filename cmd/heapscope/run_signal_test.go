@@ -382,3 +382,24 @@ func TestRunPythonTermSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// TestRunTraceAllocCrash: a program that crashes under run --trace-alloc
+// (V8's allocation tracker crashes some Node programs) leaves with the
+// status of its signal, and heapscope says what may have caused it and
+// what to try; a program killed by another signal gets no such advice.
+func TestRunTraceAllocCrash(t *testing.T) {
+	for _, tc := range []struct {
+		sig    string
+		status string
+		hint   bool
+	}{{"SEGV", "exit status 139", true}, {"TERM", "exit status 143", false}} {
+		r := startRun(t, []string{"--at-exit", "--trace-alloc"}, "sh", "-c", "echo ready; kill -"+tc.sig+" $$")
+		err := r.wait(t)
+		if fmt.Sprint(err) != tc.status {
+			t.Errorf("SIG%s: heapscope run ended with %v, want %s", tc.sig, err, tc.status)
+		}
+		if hint := strings.Contains(r.errText(), "run node with --no-opt"); hint != tc.hint {
+			t.Errorf("SIG%s: advice given %v, want %v; stderr:\n%s", tc.sig, hint, tc.hint, r.errText())
+		}
+	}
+}

@@ -199,11 +199,11 @@ func verdict(ws syscall.WaitStatus, st childStatus, crash string) int {
 	}
 	if ws.Signaled() {
 		s := ws.Signal()
-		switch s {
-		case syscall.SIGKILL:
+		switch {
+		case s == syscall.SIGKILL:
 			fmt.Fprintf(os.Stderr, "heapscope: killed (SIGKILL)%s; if nobody killed it, the system ran short of memory (the out-of-memory killer, a container's limit)\n", while)
 			return st.failure
-		case syscall.SIGABRT, syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGILL, syscall.SIGFPE, syscall.SIGTRAP, syscall.SIGSYS:
+		case crashSignal(s):
 			crashed(while, crash, s.String())
 			return st.failure
 		}
