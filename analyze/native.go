@@ -32,11 +32,26 @@ var (
 		"member_descriptor": true, "classmethod_descriptor": true,
 		"NoneType": true, "bool": true, "ellipsis": true,
 		"NotImplementedType": true,
+		// An lru_cache entry: its cache's dict holds it, and so does the
+		// cache's linked list of entries, which is not an object.
+		"functools._lru_list_elem": true,
+		// Singletons the interpreter's C code holds: contextvars'
+		// Token.MISSING, and (3.9, before they moved into the interpreter
+		// state) the ast module's operator and context instances.
+		"Token.MISSING": true,
 	}
+	astSingletons = strings.Fields(`Load Store Del And Or Add Sub Mult MatMult Div Mod Pow
+		LShift RShift BitOr BitXor BitAnd FloorDiv Invert Not UAdd USub Eq NotEq Lt LtE Gt
+		GtE Is IsNot In NotIn`)
 	// metaclassSuffixes: a type whose name ends so is a metaclass
 	// (abc.ABCMeta, enum.EnumType), so its instances are classes.
 	metaclassSuffixes = []string{"Meta", "Type", "type"}
 )
+
+// maxCachedBytes is the size of the largest bytes object CPython caches
+// (the empty one and those of one byte, 33 and 34 bytes on 64-bit
+// platforms; statically before 3.10, so no heap object refers to them).
+const maxCachedBytes = 34
 
 // internedSlack is how many unexplained references a str may have and
 // still be taken for an interned string (held by the interpreter's
@@ -50,17 +65,26 @@ const internedSlack = 2
 // snapshot has no reference counts (g.HasRefcounts() is false), else the
 // objects in ID order.
 //
-// It leaves out what the interpreter itself holds, which would otherwise
-// drown the report: immortal objects (heap.FlagImmortal, or a reference
-// count of 100,000,000 or more: 3.11's static objects), singletons
-// (None, True, Ellipsis...), classes (objects of type "type" or of a
-// metaclass, and targets of "__class__" edges), modules and their dicts
-// (targets of a module's "__dict__" edge), code objects, frames of
-// running threads, C functions and descriptors, small ints (-5..256,
-// cached by CPython) and strs with at most 2 unexplained references
-// (interned strings). Objects whose referrers the agent could not see in
-// full (a referrer flagged heap.FlagOpaque) may show up here: the
-// snapshot cannot tell which of their references it missed.
+// What the interpreter itself holds is modelled by the agent where it can
+// be read (the interpreter state is a synthetic root object whose edges
+// are its references; code objects, descriptors, static types and
+// subclass records have their edges), and left out here where it cannot,
+// which would otherwise drown the report: immortal objects
+// (heap.FlagImmortal, or a reference count of 100,000,000 or more: 3.11's
+// static objects), synthetic objects, interned strings
+// (heap.FlagInterned: identifier tables and the type attribute cache
+// refer to them from C), singletons (None, True, Ellipsis,
+// Token.MISSING, the ast module's operator instances), classes (objects
+// of type "type" or of a metaclass, and targets of "__class__" edges),
+// modules and their dicts (targets of a module's "__dict__" edge), code
+// objects, frames of running threads, C functions and descriptors,
+// lru_cache entries (also held by the cache's linked list), small ints
+// (-5..256, cached by CPython), bytes of at most one byte (cached) and
+// strs with at most 2 unexplained references (interned strings of
+// snapshots without the interned flag). Objects whose referrers the
+// agent could not see in full (a referrer flagged heap.FlagOpaque) may
+// show up here: the snapshot cannot tell which of their references it
+// missed.
 func NativeHeld(g *heap.Graph) []NativeObject {
 	// staticRefcount: CPython 3.11 gives its statically allocated and
 	// deep-frozen objects (identifier strings, frozen modules' constants)
@@ -80,15 +104,21 @@ func NativeHeld(g *heap.Graph) []NativeObject {
 	noiseType := make([]bool, g.NumTypes())
 	isStr := make([]bool, g.NumTypes())
 	isInt := make([]bool, g.NumTypes())
+	isBytes := make([]bool, g.NumTypes())
 	isModule := make([]bool, g.NumTypes())
+	singleton := map[string]bool{}
+	for _, n := range astSingletons {
+		singleton["ast."+n] = true
+	}
 	for t := range noiseType {
 		name := g.TypeName(heap.TypeID(t))
-		noiseType[t] = interpreterTypes[name]
+		noiseType[t] = interpreterTypes[name] || singleton[name]
 		for _, s := range metaclassSuffixes {
 			noiseType[t] = noiseType[t] || strings.HasSuffix(name, s)
 		}
 		isStr[t] = name == "str"
 		isInt[t] = name == "int"
+		isBytes[t] = name == "bytes"
 		isModule[t] = name == "module"
 	}
 	cand := newBitset(n)
@@ -97,7 +127,10 @@ func NativeHeld(g *heap.Graph) []NativeObject {
 		id := heap.ObjectID(v)
 		rc, _ := g.Refcount(id)
 		ty := g.Type(id)
-		if rc <= in[v] || rc >= staticRefcount || g.Flags(id)&heap.FlagImmortal != 0 || noiseType[ty] {
+		if rc <= in[v] || rc >= staticRefcount || g.Flags(id)&(heap.FlagImmortal|heap.FlagSynthetic|heap.FlagInterned) != 0 || noiseType[ty] {
+			continue
+		}
+		if isBytes[ty] && g.Size(id) <= maxCachedBytes {
 			continue
 		}
 		if isStr[ty] && rc-in[v] <= internedSlack {

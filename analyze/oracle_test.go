@@ -283,6 +283,7 @@ func TestShortestPathsOracle(t *testing.T) {
 		g, extra := randomGraph(r, 40)
 		o := newOracle(g, extra)
 		dist := bfsDistances(g, extra)
+		tiers := lowestTiers(g, extra)
 		pt := ShortestPaths(g, PathOptions{ExtraRoots: extra})
 		for v := range g.NumObjects() {
 			id := heap.ObjectID(v)
@@ -292,6 +293,9 @@ func TestShortestPathsOracle(t *testing.T) {
 			}
 			if !ok {
 				continue
+			}
+			if tier := rootTier(p.RootKind, p.RootName == NativeRootName); tier != tiers[v] {
+				t.Fatalf("graph %d: Path(%d) starts at a root of tier %d, the lowest that reaches it is %d", i, v, tier, tiers[v])
 			}
 			if len(p.Steps) != dist[v]+1 || p.Steps[len(p.Steps)-1].Object != id {
 				t.Fatalf("graph %d: Path(%d) has %d steps, distance %d", i, v, len(p.Steps), dist[v])
@@ -339,33 +343,93 @@ func bfsDistances(g *heap.Graph, extra []heap.ObjectID) []int {
 	for i := range dist {
 		dist[i] = -1
 	}
-	var q []heap.ObjectID
 	for _, r := range g.Roots() {
 		isRoot[r.Object] = true
 	}
-	push := func(x heap.ObjectID, d int) {
-		if dist[x] < 0 {
-			dist[x] = d
-			q = append(q, x)
-		}
-	}
+	// Tier by tier (the program's roots, the runtime's, the extra ones),
+	// each a breadth-first search through what the earlier left.
+	var roots [3][]heap.ObjectID
 	for _, r := range g.Roots() {
-		push(r.Object, 0)
+		t := 0
+		if r.Kind == heap.RootVM {
+			t = 1
+		}
+		roots[t] = append(roots[t], r.Object)
 	}
 	for _, x := range extra {
 		if int(x) < n {
-			push(x, 0)
+			roots[2] = append(roots[2], x)
 		}
 	}
-	for len(q) > 0 {
-		v := q[0]
-		q = q[1:]
-		for _, e := range g.Edges(v) {
-			k := e.Label.Kind()
-			if k == heap.Strong || k == heap.Internal || (k == heap.Shortcut && isRoot[v]) {
-				push(e.To, dist[v]+1)
+	for _, tier := range roots {
+		var q []heap.ObjectID
+		push := func(x heap.ObjectID, d int) {
+			if dist[x] < 0 {
+				dist[x] = d
+				q = append(q, x)
+			}
+		}
+		for _, x := range tier {
+			push(x, 0)
+		}
+		for len(q) > 0 {
+			v := q[0]
+			q = q[1:]
+			for _, e := range g.Edges(v) {
+				k := e.Label.Kind()
+				if k == heap.Strong || k == heap.Internal || (k == heap.Shortcut && isRoot[v]) {
+					push(e.To, dist[v]+1)
+				}
 			}
 		}
 	}
 	return dist
+}
+
+// lowestTiers gives for each object the lowest tier of roots (0: the
+// program's, 1: [heap.RootVM], 2: extra) from which a retaining path
+// leads to it, by a depth-first search per tier over the whole graph; -1
+// when none does.
+func lowestTiers(g *heap.Graph, extra []heap.ObjectID) []int {
+	n := g.NumObjects()
+	out := make([]int, n)
+	for i := range out {
+		out[i] = -1
+	}
+	isRoot := make([]bool, n)
+	for _, r := range g.Roots() {
+		isRoot[r.Object] = true
+	}
+	for tier := 2; tier >= 0; tier-- {
+		var stack []heap.ObjectID
+		for _, r := range g.Roots() {
+			if (r.Kind == heap.RootVM) == (tier == 1) && tier != 2 {
+				stack = append(stack, r.Object)
+			}
+		}
+		if tier == 2 {
+			for _, x := range extra {
+				if int(x) < n {
+					stack = append(stack, x)
+				}
+			}
+		}
+		seen := make([]bool, n)
+		for len(stack) > 0 {
+			v := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[v] {
+				continue
+			}
+			seen[v] = true
+			out[v] = tier
+			for _, e := range g.Edges(v) {
+				k := e.Label.Kind()
+				if k == heap.Strong || k == heap.Internal || (k == heap.Shortcut && isRoot[v]) {
+					stack = append(stack, e.To)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -18,15 +18,22 @@ type PathOptions struct {
 }
 
 // Retainers is a breadth-first search tree from the super-root: for every
-// object it reaches, the edge by which a shortest path reaches it. Ties
-// go to the first root (g.Roots() order, then extra roots) and then the
-// first edge in edge order, so paths are deterministic. An object with
-// [heap.FlagTransient] (what it holds depends on the moment the snapshot
-// was written) is searched from only after every object the others
-// reach: a path goes through it only to objects no other path reaches,
-// however much shorter it would be. Memory: 12 bytes per object during
-// the search, 8 kept, and 8 more once [MergePaths] has used it. It is
-// safe for concurrent use.
+// object it reaches, the edge by which a shortest path reaches it. The
+// roots are searched in three tiers, each only for what the ones before
+// left unreached: the program's roots (modules, stacks, threads, classes,
+// globals), then the runtime's own ([heap.RootVM]: the Python
+// interpreter's state, the JVM's internal roots), then the extra roots
+// (objects held outside the heap). So an object a module reaches gets
+// that module's path, however short a path through the interpreter's
+// tables or a native reference would be: the path says where the program
+// holds it. An object with [heap.FlagTransient] (what it holds depends on
+// the moment the snapshot was written) is searched from only after every
+// tier: a path goes through it only to objects no other path reaches.
+// Within a tier, ties go to the first root (g.Roots() order, then extra
+// roots) and then the first edge in edge order, so paths are
+// deterministic. Memory: 12 bytes per object during the search, 8 kept,
+// and 8 more once [MergePaths] has used it. It is safe for concurrent
+// use.
 type Retainers struct {
 	g      *heap.Graph
 	parent []uint32     // object -> previous object, SuperRoot or Unreachable
@@ -58,9 +65,14 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 	}
 	isRoot := rootBits(g)
 	queue := make([]uint32, 0, min(n, 1<<16))
-	var late []uint32 // transient objects reached, searched from once the queue is empty
-	for i, root := range r.roots {
-		if r.parent[root.Object] == uint32(Unreachable) {
+	edges := g.AllEdges()
+	var late []uint32 // transient objects reached, searched from after every tier
+	for tier := range 4 {
+		queue = queue[:0]
+		for i, root := range r.roots {
+			if tier == 3 || rootTier(root.Kind, i >= len(g.Roots())) != tier || r.parent[root.Object] != uint32(Unreachable) {
+				continue
+			}
 			r.parent[root.Object] = uint32(SuperRoot)
 			r.via[root.Object] = heap.Label(i)
 			if g.Flags(root.Object)&heap.FlagTransient != 0 {
@@ -69,29 +81,28 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 				queue = append(queue, uint32(root.Object))
 			}
 		}
-	}
-	edges := g.AllEdges()
-	for head := 0; head < len(queue) || len(late) > 0; head++ {
-		if head == len(queue) {
-			// Every object that others reach has its path: now the
-			// objects only transient ones hold.
-			queue, late = append(queue, late...), late[:0]
-		}
-		v := heap.ObjectID(queue[head])
-		s, e := g.EdgeRange(v)
-		for _, ed := range edges[s:e] {
-			if r.parent[ed.To] != uint32(Unreachable) {
-				continue
+		for head := 0; head < len(queue) || (tier == 3 && len(late) > 0); head++ {
+			if head == len(queue) {
+				// Every object that others reach has its path: now the
+				// objects only transient ones hold.
+				queue, late = append(queue, late...), late[:0]
 			}
-			if !retains(ed.Label, v, isRoot) && !(opt.IncludeWeak && ed.Label.Kind() == heap.Weak) {
-				continue
-			}
-			r.parent[ed.To] = uint32(v)
-			r.via[ed.To] = ed.Label
-			if g.Flags(ed.To)&heap.FlagTransient != 0 {
-				late = append(late, uint32(ed.To))
-			} else {
-				queue = append(queue, uint32(ed.To))
+			v := heap.ObjectID(queue[head])
+			s, e := g.EdgeRange(v)
+			for _, ed := range edges[s:e] {
+				if r.parent[ed.To] != uint32(Unreachable) {
+					continue
+				}
+				if !retains(ed.Label, v, isRoot) && !(opt.IncludeWeak && ed.Label.Kind() == heap.Weak) {
+					continue
+				}
+				r.parent[ed.To] = uint32(v)
+				r.via[ed.To] = ed.Label
+				if g.Flags(ed.To)&heap.FlagTransient != 0 {
+					late = append(late, uint32(ed.To))
+				} else {
+					queue = append(queue, uint32(ed.To))
+				}
 			}
 		}
 	}
@@ -99,6 +110,18 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 		r.reachWeakly(queue)
 	}
 	return r
+}
+
+// rootTier is the tier of the path search (see [Retainers]) a root of
+// kind k belongs to; extra: one of [PathOptions].ExtraRoots.
+func rootTier(k heap.RootKind, extra bool) int {
+	switch {
+	case extra:
+		return 2
+	case k == heap.RootVM:
+		return 1
+	}
+	return 0
 }
 
 // Reached reports whether a path leads to id.

@@ -198,3 +198,51 @@ func TestPathsTransient(t *testing.T) {
 		}
 	}
 }
+
+// TestPathsPreferProgramRoots: an object a module reaches gets the
+// module's path, however much shorter a path from the interpreter's
+// state or from outside the heap is; those roots give paths only to what
+// the program's roots leave unreached.
+func TestPathsPreferProgramRoots(t *testing.T) {
+	g := heaptest.MustParse(t, `
+runtime python
+root module m app
+root vm interp interpreter
+m module 100 -> __dict__=md
+md dict 50 -> .cache=c
+c dict 50 -> ['k']=x
+x Item 10
+interp (state) 0 -> codecs=x codecs2=y
+y list 10 -> [0]=z
+z Item 10
+w Item 10 -> [0]=v
+v bytes 100
+refcount x 3
+refcount w 1
+`)
+	// x (three references, two seen) and w (one, none seen) are held
+	// outside the heap.
+	extra := NativeRoots(NativeHeld(g))
+	if !reflect.DeepEqual(extra, []heap.ObjectID{3, 7}) {
+		t.Fatalf("held outside the heap: %v", extra)
+	}
+	r := ShortestPaths(g, PathOptions{ExtraRoots: extra})
+	want := map[heap.ObjectID]string{
+		3: "module app: module > __dict__ dict > .cache dict > ['k'] Item", // not from outside, nor from the interpreter
+		6: "vm interpreter: (state) > codecs2 list > [0] Item",             // only the interpreter reaches z
+		8: "native held outside the heap: Item > [0] bytes",                // only w, held outside, reaches v
+	}
+	for id, w := range want {
+		p, ok := r.Path(id)
+		if !ok {
+			t.Fatalf("no path to %d", id)
+		}
+		got := p.RootKind.String() + " " + p.RootName + ": " + p.Steps[0].Type
+		for _, s := range p.Steps[1:] {
+			got += " > " + s.Edge + " " + s.Type
+		}
+		if got != w {
+			t.Errorf("Path(%d) = %q, want %q", id, got, w)
+		}
+	}
+}

@@ -146,7 +146,9 @@ const (
 	// FlagOpaque marks objects whose references the reader could not see
 	// completely (for example a native type without traversal).
 	FlagOpaque
-	// FlagSynthetic marks objects the reader made up (V8 synthetic roots).
+	// FlagSynthetic marks objects the reader made up (V8 synthetic roots)
+	// or that stand for a structure of the runtime's own, not an object
+	// of the program's heap (the Python interpreter's state).
 	FlagSynthetic
 	// FlagTransient marks an object whose references hold only while the
 	// snapshot is written: V8's "(Handle scope)", the local handles of the
@@ -154,6 +156,10 @@ const (
 	// What it holds depends on the moment, so a shortest path goes
 	// through it only to objects no other path reaches.
 	FlagTransient
+	// FlagInterned marks strings the runtime interned (Python identifiers
+	// and attribute names), which its native code refers to from tables
+	// that are not objects.
+	FlagInterned
 )
 
 // Warning is a problem found in the input that did not stop reading.
