@@ -497,15 +497,27 @@ func TestOwnObjectsExcluded(t *testing.T) {
 		if n, _ := countType(g, "__main__.Marker"); n != 4321 {
 			t.Errorf("%d markers in the snapshot, want 4321", n)
 		}
+		for _, root := range g.Roots() {
+			if n := g.String(root.Name); n == "heapscope" || strings.HasPrefix(n, "heapscope.") {
+				t.Errorf("the agent's module %s is a root", n)
+			}
+		}
 		for id := range g.Objects() {
 			name := typeName(g, id)
 			if strings.HasPrefix(name, "heapscope.") {
 				t.Errorf("agent object of type %s in the snapshot", name)
 			}
+			if name == "code" {
+				for _, e := range g.Edges(id) {
+					if v, _ := g.Value(e.To); g.EdgeName(e.Label) == "co_filename" && strings.Contains(v, "/heapscope/") {
+						t.Errorf("the agent's code %s is in the snapshot", v)
+					}
+				}
+			}
 			for _, e := range g.Edges(id) {
 				// The agent's per-capture state dict and its locals.
 				switch g.EdgeName(e.Label) {
-				case "['tmp']", "<local> objs", "<local> chunk", "<local> cap":
+				case "['tmp']", "<local> objs", "<local> chunk", "<local> cap", "._LENPFX", ".snapshot":
 					t.Errorf("agent bookkeeping in the snapshot: %s %s", name, g.EdgeName(e.Label))
 				}
 			}

@@ -6,7 +6,10 @@ unlisted objects, roots) and capture(), which drives it. The rest of the
 walker is in
   _introspect  safe C-level reading of objects, types, code and frames;
                recognizing the agent's own code and the program's exceptions
-  _native      the fast locals of frames on 3.9-3.12, read with ctypes
+  _native      what is read of CPython's C structures with ctypes: frames'
+               fast locals (3.9-3.12), code objects', descriptors' and
+               classes' fields gc does not report, the interpreter state
+  _own         the agent's own objects, which the snapshot leaves out
   _handlers    object kinds, and the per-object edge handlers of the rarer kinds
   _edges       Edges, mixed into Capture: naming the edges of a group of one
                kind (dict keys, sequences, instances' inline attributes)
@@ -70,13 +73,13 @@ import io
 import os
 import sys
 from array import array
-from itertools import chain, compress, filterfalse, repeat
+from itertools import accumulate, chain, compress, filterfalse, repeat
 from operator import not_, sub, is_
 
 from . import _format as F
 from ._introspect import (
     _T_MRO, _T_FLAGS, _FR_BACK, _FR_CODE, _MOD, _MOD_DICT, _WREF, _FT, _FR,
-    _CELL, _MT, _BT, _MW, _MEMBER, _is_tracked, _getrefcount, _getsizeof, _dict_items,
+    _CELL, _MT, _BT, _MW, _MEMBER, _CODE, DESCRIPTORS, _is_tracked, _getrefcount, _getsizeof, _dict_items,
     PY312, PY313, HASH_SEED_FIXED, INLINE_VALUES, HAVE_GC, HEAPTYPE, MANAGED_DICT,
     is_agent_code, type_name, _has, _is_csizeof, _str_get, mro_view,
     CSizer, safe_attr, _has_dict_slot, _copy_str, executing_frame_ids,
@@ -84,9 +87,10 @@ from ._introspect import (
 from ._handlers import (
     K_LEAF, K_STR, K_BYTES, K_INT, K_FLOAT, K_NDARRAY, K_GENERIC, K_LIST,
     K_TUPLE, K_DICT, K_INST, K_INSTX, K_DICTLIKE, K_MODULE, K_TYPE, K_FUNC,
-    K_FRAME, K_CELL, K_METHOD, K_BMETHOD, K_WEAKREF, K_MWRAPPER,
+    K_FRAME, K_CELL, K_METHOD, K_BMETHOD, K_WEAKREF, K_MWRAPPER, K_CODE, K_DESCR,
     UNTRACKABLE, SIZER_KINDS)
 from ._edges import Edges, _Tails, _inline_candidates
+from ._own import own_objects
 from . import _native
 from . import _sites
 
@@ -138,6 +142,11 @@ class Capture(Edges):
         self.rc_offset = 0
         self.uniq_rc = 0
         self.ndarray_id = None   # id(numpy.ndarray); no reference is kept
+        self.own = set()         # ids of the agent's own objects, left out (_own)
+        self.agent_refs = {}     # id -> references the agent's objects hold to it
+        self.interp = None       # (address, [(word, offset)]) of the interpreter state
+        self.interp_cand = None  # its words that may be object addresses
+        self.interp_hits = set() # those that are: addresses of objects written
         self.layouts = {}        # (id(type), referent count) -> inline layout
         self.inline_names = {}   # id(type) -> candidate attribute names (copies)
         self.sites = _sites.Sites(self) if _sites.tracing() else None   # allocation sites
@@ -146,7 +155,7 @@ class Capture(Edges):
                   "__closure__", "__globals__", "f_back", "f_code", "f_globals",
                   "f_builtins", "f_locals", "f_trace", "__self__", "__func__",
                   "cell_contents", "base", "__callback__", "__name__", "__qualname__",
-                  "__module__", "<referent>", "<value>"):
+                  "__module__", "<referent>", "<value>", "<subclasses>"):
             self.L[s] = self.name(s)
         internal = F.INTERNAL
         self.L_KEY = self.L["<key>"]
@@ -301,6 +310,10 @@ class Capture(Edges):
             return K_BMETHOD
         if t is _MW:
             return K_MWRAPPER
+        if t is _CODE:
+            return K_CODE
+        if id(t) in DESCRIPTORS:
+            return K_DESCR
         mro = _T_MRO(t)
         if _has(mro, type):
             return K_TYPE
@@ -380,6 +393,10 @@ class Capture(Edges):
 
     def chunk(self, box, rc1=False):
         sl = box.pop()
+        if self.own and not self.own.isdisjoint(map(id, sl)):
+            sl = list(compress(sl, map(not_, map(self.own.__contains__, map(id, sl)))))
+            if not sl:
+                return
         n = len(sl)
         sk = self.skey.get
         keys = list(map(sk, map(id, map(type, sl))))
@@ -448,6 +465,13 @@ class Capture(Edges):
                 rca = F.u64s([x - off if x > off else 0 for x in rc])
             del rc
         addr = F.u64s(list(map(id, chunk)))
+        if self.agent_refs and not self.agent_refs.keys().isdisjoint(addr):
+            # The agent's own references, which the snapshot leaves out.
+            ar = self.agent_refs
+            for i in compress(range(n), map(ar.__contains__, addr)):
+                rca[i] = max(rca[i] - ar[addr[i]], 0)
+        if self.interp_cand is not None and not self.interp_cand.isdisjoint(addr):
+            self.interp_hits.update(self.interp_cand.intersection(addr))
         # Types, sizes and flags, a group (one type, or several that share
         # a sort key) at a time.
         typ = F.u32s()
@@ -491,6 +515,13 @@ class Capture(Edges):
                 flags.extend(bytes(m))
             else:
                 flags.extend(map(_is_tracked, g))
+            if k == K_STR and not rc1 and _native.STR_STATE is not None:
+                # Interned strs with references from C (at least 3: one
+                # more than a str held by two objects could have).
+                many = list(compress(range(m), map((3).__le__, rca[i:j])))
+                if many:
+                    for x in compress(many, _native.interned(list(map(g.__getitem__, many)))):
+                        flags[i + x] |= F.F_INTERNED
             del g
         if PY312:
             for i in compress(range(n), map(IMMORTAL_MIN.__le__, rca)):
@@ -556,6 +587,9 @@ class Capture(Edges):
             flags[i] |= F.F_OPAQUE
         targets = F.u64s(list(map(id, tgt)))
         sites = self.sites.collect(chunk, addr) if self.sites is not None else None
+        if self.own and not self.own.isdisjoint(targets):
+            tgt, targets, ne, lab = self._drop_own(tgt, targets, ne, lab)
+            weak = [o for o in weak if id(o) not in self.own]
         # Discovery of objects gc.get_objects() does not list.
         self._discover(tgt, weak)
         del tgt, weak, chunk
@@ -567,6 +601,16 @@ class Capture(Edges):
             self.w.digests(dig_addr, dig)
         if sites is not None:
             self.sites.write(self.w, sites)
+
+    def _drop_own(self, tgt, targets, ne, lab):
+        """The edges less those to the agent's own objects (the program
+        may hold the agent's module or function)."""
+        keep = list(map(not_, map(self.own.__contains__, targets)))
+        ends = list(accumulate(ne))
+        starts = [0] + ends[:-1]
+        ne2 = F.u32s(list(map(sum, map(keep.__getitem__, map(slice, starts, ends)))))
+        return (list(compress(tgt, keep)), F.u64s(compress(targets, keep)), ne2,
+                F.u32s(compress(lab, keep)))
 
     def _sizeoff(self, o, sz):
         """getsizeof(o) - sz(o) for the type's C __sizeof__ sz: the GC
@@ -629,6 +673,46 @@ class Capture(Edges):
             self.pending.extend(d.values())
             del d
 
+    # -- the interpreter's own references ---------------------------------------
+
+    def read_interp(self):
+        """Reads the words of the interpreter state (before the walk: its
+        references are matched with the objects as they are written)."""
+        try:
+            got = _native.interp_words()
+        except Exception as e:
+            _host(e)
+            got = None
+        if got is not None:
+            self.interp = got
+            self.interp_cand = set(w for w, _ in got[1])
+
+    def write_interp(self):
+        """Writes the interpreter state as a synthetic object, rooted as
+        "interpreter", whose edges are its words that are addresses of
+        objects written (after the walk)."""
+        if self.interp is None:
+            return
+        base, words = self.interp
+        hits = self.interp_hits
+        fields = _native.INTERP[2]
+        tg = F.u64s()
+        lab = F.u32s()
+        for w, off in words:
+            if w in hits:
+                tg.append(w)
+                n = fields.get(off)
+                lab.append(self.name(n) if n is not None else 0)
+        ti = self.ntypes
+        self.ntypes += 1
+        self.types_addr.append(0)
+        self.types_name.append(self.name("(interpreter state)"))
+        root = self.name("interpreter")
+        self.flush_tables()
+        self.w.objects(F.u64s((base,)), F.u32s((ti,)), F.u64s((0,)), F.u64s((0,)), bytes((F.F_SYNTHETIC,)),
+                       F.u32s((len(tg),)), tg, lab)
+        self.w.roots([base], [F.ROOT_VM], [root])
+
     # -- roots ------------------------------------------------------------------
 
     def roots(self):
@@ -639,7 +723,7 @@ class Capture(Edges):
         if type(mods) is not dict:
             mods = {}
         for name, m in list(_dict_items(mods)):
-            if type(name) is str:
+            if type(name) is str and id(m) not in self.own:
                 addr.append(id(m))
                 kinds.append(F.ROOT_MODULE)
                 names.append(self.name(name))
@@ -757,6 +841,7 @@ def capture(path, values, max_value_len, collect, state):
         w = F.Writer(f, values)
         cap = Capture(w, values, max_value_len, warnings)
         cap.calibrate()
+        cap.read_interp()
         cap.exec_frames = executing_frame_ids()
         if not PY313 and not _native.AVAILABLE:
             cap.warn("the fast locals of frames cannot be read here (no ctypes, or a frame layout the "
@@ -769,6 +854,7 @@ def capture(path, values, max_value_len, collect, state):
         if frozen:
             cap.tracked_ids = set(map(id, objs))
             cap.warn("%d objects are frozen (gc.freeze()); they are found from the roots" % frozen)
+        cap.own, cap.agent_refs = own_objects(cap.tracked_ids)
         failure = None
         try:
             cap.run_batch(objs)
@@ -799,6 +885,7 @@ def capture(path, values, max_value_len, collect, state):
                     cap.pending_uniq = []
                     cap.run_batch(b, True)
                     del b
+                cap.write_interp()
         except OSError:
             raise
         except Exception as e:

@@ -18,7 +18,7 @@ import gc
 import sys
 from array import array
 from itertools import chain, compress, filterfalse, islice, repeat
-from operator import and_, eq, is_, is_not, ne
+from operator import and_, eq, is_, is_not, ne, not_
 
 try:
     from operator import call as _call   # 3.11+
@@ -26,8 +26,10 @@ except ImportError:
     _call = None
 
 from . import _format as F
+from ._own import own_objects
+from . import _native
 from ._introspect import (
-    HAVE_GC, MANAGED_DICT, MANAGED_WEAKREF, READY, _FR, _FR_CODE, _T_FLAGS,
+    HAVE_GC, MANAGED_DICT, MANAGED_WEAKREF, READY, _FR, _FR_CODE, _T_FLAGS, _CODE, CODE_MEMBERS,
     _T_NAME, _T_QUALNAME, CSizer, mro_view,
     _host, _is_csizeof, is_agent_code, type_name,
 )
@@ -189,6 +191,15 @@ class _Found:
             self.warnings.append("a dict changed size while its keys were read; some keys may be missing")
 
 
+def _code_fields(codes):
+    """The objects code objects hold (what the capture's edges of code
+    objects lead to), one entry per reference."""
+    cols = [list(map(get, codes)) for get, _ in CODE_MEMBERS]
+    cols.extend(col for _, col in _native.code_fields(codes))
+    flat = list(chain.from_iterable(cols))
+    return list(compress(flat, map(is_not, flat, repeat(None))))
+
+
 def _calibrate():
     """The reference count take() sees for an object that exactly one
     other object refers to: that reference, the list take() is given,
@@ -221,10 +232,16 @@ def census(path, collect, state, open_temp):
     gc.disable()
     try:
         objs = gc.get_objects()
-        own = set(_own_frames(objs))
-        if own:
-            objs = [o for o in objs if id(o) not in own]
         warnings = []
+        try:
+            frozen = gc.get_freeze_count()
+        except AttributeError:
+            frozen = 0
+        # The agent's own objects (its modules and what only they hold)
+        # and its frames are not the program's.
+        own = own_objects(set(map(id, objs)) if frozen else None)[0]
+        own.update(_own_frames(objs))
+        objs = list(compress(objs, map(not_, map(own.__contains__, map(id, objs)))))
         try:
             if gc.get_freeze_count():
                 warnings.append("%d objects are frozen (gc.freeze()); a census does not list them" % gc.get_freeze_count())
@@ -267,7 +284,12 @@ def census(path, collect, state, open_temp):
             new.extend(islice(singles, done_s, None))
             done_s = len(singles)
             todo = list(compress(new, map(_CONTAINERS.__contains__, map(id, map(type, new)))))
+            # Code objects: their fields, which gc does not report.
+            codes = list(compress(new, map(is_, map(type, new), repeat(_CODE))))
             del new
+            for i in range(0, len(codes), CHUNK):
+                take(list(filterfalse(_is_tracked, _code_fields(codes[i:i + CHUNK]))))
+            del codes
             # The census's own dict of what it found holds only untracked
             # objects, so it is untracked too: should a frame of the
             # program's lead to it, it is neither listed nor looked into.

@@ -11,14 +11,15 @@ the per-object handlers of _handlers.
 
 import types as _types
 from itertools import chain, compress, repeat
-from operator import not_, add, is_, itemgetter
+from operator import not_, add, is_, is_not, itemgetter
 
 from . import _format as F
 from ._introspect import (
-    _FT, _FN_CODE, _CO_NAMES, _CO_CONSTS,
+    _FT, _FN_CODE, _CO_NAMES, _CO_CONSTS, CODE_MEMBERS, DESCRIPTORS,
     _get_referents, _dict_items, _chain_flat, _second,
     INLINE_VALUES, type_name, mro_view, generic_getattr, plain_storage, _copy_str, _host)
-from ._handlers import LEAVES, K_GENERIC, K_LIST, K_TUPLE, K_DICT, K_INST, SLOW
+from ._handlers import LEAVES, K_GENERIC, K_LIST, K_TUPLE, K_DICT, K_INST, K_CODE, K_DESCR, SLOW
+from . import _native
 
 MAX_KEYCACHE = 1 << 16     # cached dict-key labels
 
@@ -122,6 +123,10 @@ class Edges:
             self._sequence(k, g, ne, tgt, lab)
         elif k == K_DICT:
             self._dicts(g, ne, tgt, lab)
+        elif k == K_CODE:
+            self._code(g, ne, tgt, lab)
+        elif k == K_DESCR:
+            self._descr(g, ne, tgt, lab)
         elif k == K_INST:
             rss = list(map(_get_referents, g))
             lens = list(map(len, rss))
@@ -272,6 +277,45 @@ class Edges:
         for p, nm, l in lay:
             row[p] = l
         return (lay, tuple(row))
+
+    def _code(self, g, ne, tgt, lab):
+        # Code objects are not GC types (gc.get_referents gives nothing):
+        # their fields, read through CodeType's members and _native.
+        cols = [(n, list(map(get, g))) for get, n in CODE_MEMBERS]
+        cols.extend(_native.code_fields(g))
+        self._columns(cols, len(g), ne, tgt, lab)
+
+    def _descr(self, g, ne, tgt, lab):
+        # A builtin type's descriptors: gc sees only their class. One type
+        # per group (a descriptor type's members read its own instances).
+        objclass, name = DESCRIPTORS[id(type(g[0]))]
+        cols = [("__objclass__", list(map(objclass, g))), ("__name__", list(map(name, g)))]
+        if _native.DESCR_QUALNAME is not None:
+            cols.append(("__qualname__", _native.nullable_column(g, _native.DESCR_QUALNAME)))
+        self._columns(cols, len(g), ne, tgt, lab)
+
+    def _columns(self, cols, n, ne, tgt, lab):
+        """Internal edges of n objects from cols [(name, [target or None
+        per object])], in column order."""
+        labels = [self._internal(c) for c, _ in cols]
+        flat = list(chain.from_iterable(zip(*[c for _, c in cols])))
+        labs = labels * n
+        keep = list(map(is_not, flat, repeat(None)))
+        if all(keep):
+            ne.extend(repeat(len(labels), n))
+            tgt.extend(flat)
+            lab.extend(labs)
+        else:
+            ne.extend(map(sum, zip(*[iter(keep)] * len(labels))))
+            tgt.extend(compress(flat, keep))
+            lab.extend(compress(labs, keep))
+
+    def _internal(self, n):
+        """The label of an internal edge named n."""
+        l = self.L.get(n)
+        if l is None:
+            l = self.L[n] = self.name(n)
+        return l | F.INTERNAL
 
     def _generic(self, g, ne, tgt, lab):
         rss = list(map(_get_referents, g))

@@ -41,11 +41,14 @@ ROOT_MODULE = 1
 ROOT_STACK = 2
 ROOT_THREAD = 3
 ROOT_GLOBAL = 4
+ROOT_VM = 7
 
 # Object flags.
 F_TRACKED = 1
 F_IMMORTAL = 2
 F_OPAQUE = 4
+F_SYNTHETIC = 8
+F_INTERNED = 16
 
 
 def _typecode(size):

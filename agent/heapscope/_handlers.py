@@ -13,7 +13,7 @@ import types as _types
 from . import _format as F
 from ._introspect import (
     _T_MRO, _T_BASES, _T_BASE, _T_FLAGS, _T_NAME, _T_QUALNAME,
-    _FN_FIELDS, _FN_CODE, _FN_CLOSURE, _CO_FREEVARS,
+    _FN_FIELDS, _FN_CODE, _FN_CLOSURE,
     _FR_BACK, _FR_CODE, _FR_GLOBALS, _FR_BUILTINS, _FR_LOCALS, _FLP, _FLP_ITEMS,
     _MT_FUNC, _MT_SELF, _BT_SELF, _BT_MODULE, _MW_SELF, _MOD_DICT, _CELL,
     _WREF, _WREF_CALL, _WREF_CB, _MEMBER,
@@ -21,14 +21,15 @@ from ._introspect import (
     HEAPTYPE, MANAGED_DICT, LIST_BACKWARDS, PY311, PY313, READY,
     _tp_dict, _has, _is_type, _mro_lookup, _str_get, _optimized, _host)
 from . import _native
+from ._native import free_var_names
 
 # Object kinds; a chunk is grouped by kind and each kind has a handler.
 (K_LEAF, K_STR, K_BYTES, K_INT, K_FLOAT, K_NDARRAY, K_GENERIC, K_LIST,
  K_TUPLE, K_DICT, K_INST, K_INSTX, K_DICTLIKE, K_MODULE, K_TYPE, K_FUNC,
- K_FRAME, K_CELL, K_METHOD, K_BMETHOD, K_WEAKREF, K_MWRAPPER) = range(22)
+ K_FRAME, K_CELL, K_METHOD, K_BMETHOD, K_WEAKREF, K_MWRAPPER, K_CODE, K_DESCR) = range(24)
 LEAVES = (K_LEAF, K_STR, K_BYTES, K_INT, K_FLOAT)
 # Kinds whose objects are never gc-tracked (not GC types).
-UNTRACKABLE = (K_STR, K_BYTES, K_INT, K_FLOAT)
+UNTRACKABLE = (K_STR, K_BYTES, K_INT, K_FLOAT, K_CODE)
 # Kinds whose sizes are the type's C __sizeof__ plus a per-type constant
 # (the GC header and pre-header that sys.getsizeof adds).
 SIZER_KINDS = (K_STR, K_BYTES, K_INT, K_FLOAT, K_LIST, K_TUPLE, K_DICT, K_INST)
@@ -123,6 +124,9 @@ def _h_dictlike(cap, o):
     if _T_FLAGS(t) & HEAPTYPE:
         cands.append((t, cap.L_CLASS))
         _slots(cap, o, t, cands)
+    if _native.STGDICT is not None and id(t) == _native.STGDICT[0]:
+        for v, n in _native.stgdict_fields(o):
+            cands.append((v, cap._internal(n)))
     ts, ls = _match(rs, cands, True)
     return ts, ls, False
 
@@ -138,6 +142,10 @@ def _h_module(cap, m):
     if _T_FLAGS(t) & HEAPTYPE:
         cands.append((t, cap.L_CLASS))
     ts, ls = _match(rs, cands, False)
+    c = _native.module_copy(m)
+    if c is not None:
+        ts.append(c)
+        ls.append(cap._internal("m_copy"))
     return ts, ls, False
 
 
@@ -159,7 +167,14 @@ def _h_type(cap, t):
     mt = type(t)
     if mt is not type:
         cands.append((mt, cap.L_CLASS))
-    ts, ls = _match(rs, cands, False)
+    # A static type (a builtin's, an extension's) is not a GC object:
+    # gc.get_referents gives nothing, and what it holds is read above.
+    ts, ls = _match(rs, cands, not _T_FLAGS(t) & HEAPTYPE)
+    rec = _native.type_subclasses(t, _T_FLAGS(t))
+    if rec is not None:
+        ts.append(rec)
+        ls.append(L["<subclasses>"] | I)
+    rec = None
     if _T_FLAGS(t) & HEAPTYPE:
         for get, n in ((_T_NAME, "__name__"), (_T_QUALNAME, "__qualname__")):
             v = get(t)
@@ -188,7 +203,7 @@ def _h_func(cap, f):
             cands.append((v, l))
     cl = _FN_CLOSURE(f)
     if type(cl) is tuple:
-        names = _CO_FREEVARS(_FN_CODE(f))
+        names = free_var_names(_FN_CODE(f), len(cl))
         if type(names) is tuple and len(names) == len(cl):
             cap.closures[id(cl)] = tuple(
                 cap.name("<cell> " + n) if type(n) is str else 0 for n in names)
@@ -213,6 +228,10 @@ def _h_frame(cap, fr):
         cap.cur_weak.append(back)
     cands = [(back, L["f_back"]), (code, L["f_code"] | I),
              (glob, L["f_globals"]), (_FR_BUILTINS(fr), L["f_builtins"] | I)]
+    fn = _native.frame_function(fr)
+    if fn is not None:
+        cands.append((fn, cap._internal("f_func")))
+    fn = None
     items = _frame_locals(cap, fr, code, executing, glob, cands)
     if items is None:
         # On 3.11+ an executing frame's locals are not its referents.

@@ -69,6 +69,13 @@ _CO_FLAGS = _types.CodeType.__dict__["co_flags"].__get__
 _CO_NAMES = _types.CodeType.__dict__["co_names"].__get__
 _CO_CONSTS = _types.CodeType.__dict__["co_consts"].__get__
 CO_OPTIMIZED = 1
+# The objects a code object holds that CodeType's member descriptors give
+# (the others, 3.11+, are read by _native.code_fields): (getter, label).
+CODE_MEMBERS = tuple(
+    (d.__get__, n) for n, d in _types.CodeType.__dict__.items()
+    if type(d) is _types.MemberDescriptorType and n in (
+        "co_consts", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_filename",
+        "co_name", "co_qualname", "co_code", "co_lnotab", "co_linetable", "co_exceptiontable"))
 
 
 def _optimized(code):
@@ -82,6 +89,13 @@ def _optimized(code):
         _host(e)
         return False
 
+_CODE = _types.CodeType
+# The descriptors of builtin types: id(type) -> (__objclass__, __name__)
+# getters (member descriptors, one per type).
+DESCRIPTORS = {id(t): (t.__dict__["__objclass__"].__get__, t.__dict__["__name__"].__get__)
+               for t in (_types.MethodDescriptorType, _types.ClassMethodDescriptorType,
+                         _types.WrapperDescriptorType, _types.GetSetDescriptorType,
+                         _types.MemberDescriptorType)}
 _FR = _types.FrameType
 _FRD = _FR.__dict__
 _FR_BACK = _FRD["f_back"].__get__

@@ -1,5 +1,10 @@
 """What the agent reads of CPython's C structures directly, with ctypes:
-the fast locals of frames on CPython 3.9 to 3.12.
+the fast locals of frames on CPython 3.9 to 3.12 (first), and the fields
+of code objects, descriptors, classes, modules, frames and ctypes' class
+dicts that gc.get_referents does not report, the interned bit of strs
+and the words of the interpreter state (each in its section below).
+Every layout is checked at import on objects of the agent's own; a check
+that fails leaves that part unread.
 
 On those versions the only Python-level way to a frame's local variables,
 frame.f_locals, copies them into a dict the frame keeps
@@ -39,15 +44,15 @@ points f_frame there.
 
 import sys
 import types as _types
-from itertools import compress, repeat, tee
-from operator import add
+from itertools import compress, count, repeat, tee
+from operator import add, is_not
 
 _V = sys.version_info[:2]
 AVAILABLE = False
 
 try:
-    if not (3, 9) <= _V < (3, 13):
-        raise ImportError("not needed")
+    if _V < (3, 9):
+        raise ImportError("not supported")
     import ctypes
     _P = ctypes.sizeof(ctypes.c_void_p)
     _vp_at = ctypes.c_void_p.from_address
@@ -63,8 +68,8 @@ _CO_FREEVARS = _CODE["co_freevars"].__get__
 _CO_NLOCALS = _CODE["co_nlocals"].__get__
 _VARNAME = _CODE.get("_varname_from_oparg")   # 3.11+: name of localsplus slot i
 
-if ctypes is not None:
-    _H = object.__basicsize__
+_H = object.__basicsize__
+if ctypes is not None and _V < (3, 13):
     if _V < (3, 11):
         _F_FRAME = None                                   # the slots are in the frame object
         _SLOTS = _types.FrameType.__basicsize__ - _P
@@ -92,18 +97,31 @@ def _verify():
     a = object()
     b = [a]
     fr = sys._getframe()
+    try:
+        return _check_frame(fr, a, b)
+    finally:
+        # fr is this frame: a cycle (and with the f_locals dict the check
+        # makes, another) that would keep the frames of the whole import
+        # alive where the collector is off.
+        del fr
+
+
+def _check_frame(fr, a, b):
     code = fr.f_code
     base = _base_raw(fr)
     if not base or _raw(base + _F_CODE) != id(code):
         return False
     if [_raw(base + _SLOTS + _P * i) for i in range(3)] != [id(a), id(b), id(fr)]:
         return False
-    d = locals()   # makes this frame's f_locals dict
-    if _raw(base + _F_LOCALS) != id(d):
-        return False
-    # The same reads through the one-call reader, with references.
-    got = _read(fr, ("a", "b", "fr"), range(_SLOTS, _SLOTS + 3 * _P, _P))
-    return len(got) == 3 and got[0][1] is a and got[1][1] is b and got[2][1] is fr
+    d = fr.f_locals   # makes the frame's f_locals dict
+    try:
+        if _raw(base + _F_LOCALS) != id(d):
+            return False
+        # The same reads through the one-call reader, with references.
+        got = _read(fr, ("a", "b", "fr"), range(_SLOTS, _SLOTS + 3 * _P, _P))
+        return len(got) == 3 and got[0][1] is a and got[1][1] is b and got[2][1] is fr
+    finally:
+        d.clear()
 
 
 def _read(fr, names, offsets):
@@ -122,6 +140,13 @@ def _read(fr, names, offsets):
 def _slot_names(code):
     """The names of the frame slots of code (the locals, cells and free
     variables), or None if they cannot be known exactly."""
+    if CODE_FIELDS:
+        # 3.11+: the tuple itself (3.12's getters would cache new tuples
+        # in the program's code objects).
+        names = code_slot_names(code)
+        if type(names) is not tuple or any(map(is_not, map(type, names), repeat(str))):
+            return None
+        return names
     v = _CO_VARNAMES(code)
     c = _CO_CELLVARS(code)
     f = _CO_FREEVARS(code)
@@ -173,8 +198,529 @@ def frame_locals_mapping(fr):
     return got[0][1] if got else None
 
 
-if ctypes is not None:
+if ctypes is not None and _V < (3, 13):
     try:
         AVAILABLE = _verify()
     except Exception:
         AVAILABLE = False
+
+
+# -- code objects --------------------------------------------------------------
+#
+# A code object is not a GC type: gc.get_referents gives nothing of it.
+# What it holds is read through CodeType's member descriptors (co_consts,
+# co_names, co_filename...: see _introspect.CODE_MEMBERS) and, for the
+# objects no member gives (3.11+), here, at offsets from co_filename's:
+#
+#   co_localsplusnames, co_localspluskinds   2 P and P before it
+#   _co_code (3.11)                          the cached co_code, 5 P after
+#   _co_cached (3.12, 3.13)                  5 P (3.12) or 6 P (3.13) after:
+#                                            a struct of the cached co_code,
+#                                            co_varnames, co_cellvars and
+#                                            co_freevars, each NULL until
+#                                            first read
+#
+# co_filename's offset is found at import on a code object of this module
+# as the word that holds id(co_filename), and checked against its
+# neighbours (co_name, co_qualname and co_linetable after it; co_consts,
+# co_names and co_exceptiontable after the header); the names tuple read
+# there must be the probe's variable names, and the cache pointer must be
+# the one word that changes when a fresh code object's cache is made.
+# Code objects are immutable but for the caches, which are only ever set
+# (from NULL) and freed with the code object.
+
+CODE_FIELDS = ()   # ((offset, name), ...): pointers never NULL (3.11+)
+CODE_CACHE = None  # (offset, indirect, names): the cache pointer(s)
+
+
+def _probe(a, b):
+    c = a
+
+    def inner():
+        return c
+    return inner, b
+
+
+def _words(o, n):
+    return [_raw(id(o) + _P * i) for i in range(n)]
+
+
+def _find_code_layout():
+    code = _probe.__code__
+    D = _CODE
+    n = _types.CodeType.__basicsize__ // _P
+    w = _words(code, n)
+    hv = (_H + _P) // _P      # after PyObject_VAR_HEAD
+    if w[hv:hv + 3] != [id(D["co_consts"].__get__(code)), id(D["co_names"].__get__(code)),
+                        id(D["co_exceptiontable"].__get__(code))]:
+        return None
+    fn = id(D["co_filename"].__get__(code))
+    if w.count(fn) != 1:
+        return None
+    f = w.index(fn)
+    if f < hv + 5 or f + 6 >= n or w[f + 1:f + 4] != [
+            id(D["co_name"].__get__(code)), id(D["co_qualname"].__get__(code)),
+            id(D["co_linetable"].__get__(code))]:
+        return None
+    base = id(code)
+    names = _obj_at(base + _P * (f - 2)).value
+    kinds = _obj_at(base + _P * (f - 1)).value
+    want = _slot_names_from_getters(code)
+    if type(names) is not tuple or names != want or type(kinds) is not bytes or len(kinds) != len(names):
+        return None
+    fields = ((_P * (f - 2), "co_localsplusnames"), (_P * (f - 1), "co_localspluskinds"))
+    # The cache: the one word a first read of the cached attribute sets.
+    fresh = code.replace()
+    before = _words(fresh, n)
+    if _V == (3, 11):
+        x = fresh.co_code
+        after = _words(fresh, n)
+        if x is not fresh.co_code or _changed(before, after) != [f + 5] or after[f + 5] != id(x):
+            return fields, None
+        return fields, (_P * (f + 5), False, ("co_code",))
+    k = f + (5 if _V == (3, 12) else 6)
+    v = fresh.co_varnames
+    after = _words(fresh, n)
+    if v is not fresh.co_varnames or _changed(before, after) != [k]:
+        return fields, None
+    c = fresh.co_cellvars
+    fv = fresh.co_freevars
+    x = fresh.co_code
+    ptr = after[k]
+    if _words_at(ptr, 4) != [id(x), id(v), id(c), id(fv)]:
+        return fields, None
+    return fields, (_P * k, True, ("co_code", "co_varnames", "co_cellvars", "co_freevars"))
+
+
+def _changed(a, b):
+    """Indices of the words that differ, past the object header (whose
+    reference count may change)."""
+    return [i for i, (x, y) in enumerate(zip(a, b)) if x != y and i >= _H // _P]
+
+
+def _words_at(addr, n):
+    return [_raw(addr + _P * i) for i in range(n)]
+
+
+def _slot_names_from_getters(code):
+    v = _CO_VARNAMES(code)
+    return v + tuple([x for x in _CO_CELLVARS(code) if x not in v]) + _CO_FREEVARS(code)
+
+
+def _nullable(addrs):
+    """[(i, object)] for the non-NULL pointers at addrs[i], each read and
+    referenced in one C-level call (see the module comment)."""
+    a1, a2 = tee(addrs)
+    r1, r2 = tee(map(_value, map(_vp_at, a1)))
+    return list(zip(compress(count(), r1), map(_value, compress(map(_obj_at, a2), r2))))
+
+
+def code_fields(codes):
+    """[(name, [object or None per code])] for the objects the code
+    objects codes hold that no member descriptor gives; [] where the
+    layout is unknown (before 3.11, or the check at import failed)."""
+    if not CODE_FIELDS and CODE_CACHE is None:
+        return []
+    ids = list(map(id, codes))
+    out = []
+    for off, name in CODE_FIELDS:
+        out.append((name, list(map(_value, map(_obj_at, map(add, ids, repeat(off)))))))
+    if CODE_CACHE is not None:
+        off, indirect, names = CODE_CACHE
+        if not indirect:
+            col = [None] * len(ids)
+            for i, o in _nullable(list(map(add, ids, repeat(off)))):
+                col[i] = o
+            out.append((names[0], col))
+        else:
+            ptrs = list(map(_value, map(_vp_at, map(add, ids, repeat(off)))))
+            have = list(compress(range(len(ids)), ptrs))
+            if have:
+                bases = list(map(ptrs.__getitem__, have))
+                for j, name in enumerate(names):
+                    col = [None] * len(ids)
+                    for i, o in _nullable(list(map(add, bases, repeat(_P * j)))):
+                        col[have[i]] = o
+                    out.append((name, col))
+    return out
+
+
+def free_var_names(code, n):
+    """The names of code's n free variables, or None. On 3.11+ the last n
+    of co_localsplusnames (3.12's co_freevars would cache a new tuple in
+    the program's code object); before, co_freevars (a member)."""
+    if _V < (3, 11):
+        return _CO_FREEVARS(code)
+    names = code_slot_names(code)
+    if type(names) is not tuple or len(names) < n:
+        return None
+    return names[len(names) - n:]
+
+
+def code_slot_names(code):
+    """co_localsplusnames of code (3.11+), or None where unknown."""
+    if not CODE_FIELDS:
+        return None
+    return _value(_obj_at(id(code) + CODE_FIELDS[0][0]))
+
+
+if ctypes is not None and _V >= (3, 11):
+    try:
+        _got = _find_code_layout()
+        if _got is not None:
+            CODE_FIELDS, CODE_CACHE = _got
+        del _got
+    except Exception:
+        CODE_FIELDS, CODE_CACHE = (), None
+
+
+def nullable_column(objs, off):
+    """[object or None] read at id(o) + off for each o of objs (a pointer
+    field that may be NULL, each read and referenced in one C call)."""
+    col = [None] * len(objs)
+    for i, o in _nullable(list(map(add, map(id, objs), repeat(off)))):
+        col[i] = o
+    return col
+
+
+# -- descriptors and types -----------------------------------------------------
+#
+# A descriptor of a builtin type (method_descriptor, wrapper_descriptor,
+# getset_descriptor, member_descriptor, classmethod_descriptor) holds its
+# class, its name and, once __qualname__ has been read, its qualified
+# name (d_type, d_name, d_qualname, after the object header); gc sees
+# only the class. __objclass__ and __name__ are member descriptors;
+# d_qualname (made on first read of __qualname__, so never read through
+# it) is found at import as the word a first read sets.
+#
+# A class holds the record of its subclasses (tp_subclasses: a dict of
+# weak references keyed by address), which gc does not see: three
+# pointers after tp_bases, which is found at import on a class of this
+# module (tp_bases and tp_mro are adjacent), and checked as the word
+# that defining a subclass sets. On 3.12+ a static builtin type
+# (flag 1 << 1) keeps an index there instead, and its record in the
+# interpreter state (read there, see below).
+
+DESCR_QUALNAME = None
+TYPE_SUBCLASSES = None
+STATIC_BUILTIN = 1 << 1 if _V >= (3, 12) else 0
+
+
+def _find_descr_qualname():
+    class _D:
+        __slots__ = ("x",)
+    d = _D.__dict__["x"]
+    D = type(d).__dict__
+    w = _words(d, 3 + _H // _P)
+    h = _H // _P
+    if w[h] != id(D["__objclass__"].__get__(d)) or w[h + 1] != id(D["__name__"].__get__(d)) or w[h + 2]:
+        return None
+    q = d.__qualname__
+    if q is not d.__qualname__ or _raw(id(d) + _H + 2 * _P) != id(q):
+        return None
+    return _H + 2 * _P
+
+
+def _find_type_subclasses():
+    class _A:
+        pass
+    n = type.__basicsize__ // _P
+    w = _words(_A, n)
+    b = id(type.__dict__["__bases__"].__get__(_A))
+    if w.count(b) != 1:
+        return None
+    i = w.index(b)
+    if i + 4 >= n or w[i + 1] != id(type.__dict__["__mro__"].__get__(_A)) or w[i + 3]:
+        return None
+
+    class _B(_A):
+        pass
+    after = _words(_A, n)
+    if _changed(w, after) != [i + 3]:
+        return None
+    rec = _obj_at(id(_A) + _P * (i + 3)).value
+    if type(rec) is not dict or len(rec) != 1 or list(rec.values())[0]() is not _B:
+        return None
+    return _P * (i + 3)
+
+
+def type_subclasses(t, flags):
+    """The record of t's subclasses (a dict), or None."""
+    if TYPE_SUBCLASSES is None or flags & STATIC_BUILTIN:
+        return None
+    got = _nullable((id(t) + TYPE_SUBCLASSES,))
+    return got[0][1] if got else None
+
+
+# -- the interpreter state -----------------------------------------------------
+#
+# The interpreter's own C struct (PyInterpreterState) holds objects no
+# object refers to: the codec registry, the warnings filters, gc.garbage,
+# the modules by index, the type attribute cache, the AST singletons, and
+# on 3.12+ the dicts and subclass records of the static builtin types.
+# The agent reads the struct's words (the size of a release build of each
+# version, less a margin: a struct of a debug build is larger); a word that
+# is the address of an object the snapshot lists is a reference of the
+# interpreter's (a synthetic object, "(interpreter state)", holds them).
+# The struct is found with PyInterpreterState_Get and checked at import:
+# the words at the offsets of sys.modules, sys.__dict__ and the builtins
+# dict must be theirs. Offsets and sizes of release builds on 64-bit
+# platforms; elsewhere (32-bit, free-threaded) nothing is read. Left out:
+# the free lists (3.10+: they keep pointers to objects freed, whose memory
+# a live object may have taken since) and the values of the type
+# attribute cache (3.10+: borrowed, possibly stale; its names are held).
+
+_INTERP = {
+    (3, 9): (5656, {856: "modules", 864: "modules_by_index", 872: "sysdict", 880: "builtins", 888: "importlib",
+                    824: "gc.garbage", 832: "gc.callbacks", 912: "codec_search_path", 920: "codec_search_cache",
+                    928: "codec_error_registry", 1376: "dict", 1384: "builtins_copy", 1392: "import_func",
+                    3456: "before_forkers", 3464: "after_forkers_parent", 3472: "after_forkers_child",
+                    3504: "warnings.filters", 3512: "warnings.once_registry", 3520: "warnings.default_action",
+                    3536: "audit_hooks"}, (), None, ()),
+    (3, 10): (113528, {856: "modules", 864: "modules_by_index", 872: "sysdict", 880: "builtins", 888: "importlib",
+                       824: "gc.garbage", 832: "gc.callbacks", 912: "codec_search_path", 920: "codec_search_cache",
+                       928: "codec_error_registry", 1344: "dict", 1352: "builtins_copy", 1360: "import_func",
+                       3424: "before_forkers", 3432: "after_forkers_parent", 3440: "after_forkers_child",
+                       3456: "warnings.filters", 3464: "warnings.once_registry", 3472: "warnings.default_action",
+                       3504: "audit_hooks"},
+              ((9776, 9792), (9800, 10040), (10040, 10688), (10688, 11984), (12000, 13296), (13296, 13312),
+               (13320, 13328), (11984, 12000)),
+              (15216, 4096, 24, 16), ((13336, 15216, "ast"),)),
+    (3, 11): (107752, {888: "modules", 896: "modules_by_index", 904: "sysdict", 912: "builtins", 920: "importlib",
+                       856: "gc.garbage", 864: "gc.callbacks", 936: "codec_search_path", 944: "codec_search_cache",
+                       952: "codec_error_registry", 1400: "dict", 1408: "builtins_copy", 1416: "import_func",
+                       3480: "before_forkers", 3488: "after_forkers_parent", 3496: "after_forkers_child",
+                       3504: "warnings.filters", 3512: "warnings.once_registry", 3520: "warnings.default_action",
+                       3552: "audit_hooks"},
+              ((3608, 3624), (3632, 3872), (3872, 4520), (4520, 5816), (5816, 7112), (7112, 7128), (7136, 7144)),
+              (9056, 4096, 24, 16), ((7160, 9056, "ast"),)),
+    (3, 12): (383552, {944: "modules", 952: "modules_by_index", 352: "sysdict", 360: "builtins", 960: "importlib",
+                       320: "gc.garbage", 328: "gc.callbacks", 1248: "codec_search_path", 1256: "codec_search_cache",
+                       1264: "codec_error_registry", 1720: "dict", 1736: "builtins_copy", 984: "import_func",
+                       3872: "before_forkers", 3880: "after_forkers_parent", 3888: "after_forkers_child",
+                       3896: "warnings.filters", 3904: "warnings.once_registry", 3912: "warnings.default_action",
+                       267208: "audit_hooks"},
+              ((267408, 267424), (269832, 270072), (270072, 270720), (270720, 272088), (272088, 273384),
+               (273384, 273400), (273408, 273416), (269816, 269820), (267432, 269816)),
+              (275392, 4096, 24, 16), ((273432, 275384, "ast"), (373704, 381704, "static types"))),
+    (3, 13): (194968, {7656: "modules", 7664: "modules_by_index", 7640: "sysdict", 7648: "builtins",
+                       7672: "importlib", 7608: "gc.garbage", 7616: "gc.callbacks", 7960: "codec_search_path",
+                       7968: "codec_search_cache", 7976: "codec_error_registry", 8448: "dict",
+                       8464: "builtins_copy", 7696: "import_func", 10632: "before_forkers",
+                       10640: "after_forkers_parent", 10648: "after_forkers_child", 10656: "warnings.filters",
+                       10664: "warnings.once_registry", 10672: "warnings.default_action", 10808: "audit_hooks"},
+              ((10952, 14488), (82648, 82656), (17000, 82544), (14560, 17000)),
+              (84656, 4096, 24, 16), ((82696, 84648, "ast"), (182960, 192568, "static types"))),
+}
+_INTERP_MARGIN = 256
+INTERP = None    # (address, number of words, {offset: name}, offsets left out)
+
+
+def _find_interp():
+    if _P != 8 or "t" in getattr(sys, "abiflags", "") or _V not in _INTERP:
+        return None
+    size, fields, ranges, cache, regions = _INTERP[_V]
+    get = ctypes.pythonapi.PyInterpreterState_Get
+    get.restype = ctypes.c_void_p
+    get.argtypes = ()
+    base = get()
+    if not base:
+        return None
+    import builtins
+    names = {v: k for k, v in fields.items()}
+    want = {names["modules"]: id(sys.modules), names["sysdict"]: id(sys.__dict__),
+            names["builtins"]: id(builtins.__dict__)}
+    for off, i in want.items():
+        if _raw(base + off) != i:
+            return None
+    skip = set()
+    for lo, hi in ranges:
+        skip.update(range(lo, hi, _P))
+    names = dict(fields)
+    for lo, hi, name in regions:
+        names.update(zip(range(lo, hi, _P), repeat(name)))
+    if cache is not None:
+        start, n, stride, value = cache
+        skip.update(range(start + value, start + n * stride, stride))
+        names.update(zip(range(start + value - _P, start + n * stride, stride), repeat("type_cache")))
+    return base, (size - _INTERP_MARGIN) // _P, names, frozenset(skip)
+
+
+def interp_words():
+    """The interpreter state's address and [(word, offset)] for its
+    non-NULL, aligned words that may hold a reference; None where it
+    cannot be read."""
+    if INTERP is None:
+        return None
+    base, n, _, skip = INTERP
+    offs = range(0, n * _P, _P)
+    words = list(map(_value, map(_vp_at, map(add, repeat(base), offs))))
+    return base, [(w, o) for w, o in zip(words, offs) if w and not w & 7 and o not in skip]
+
+
+if ctypes is not None:
+    for _name, _fn in (("DESCR_QUALNAME", _find_descr_qualname), ("TYPE_SUBCLASSES", _find_type_subclasses),
+                       ("INTERP", _find_interp)):
+        try:
+            globals()[_name] = _fn()
+        except Exception:
+            pass
+    del _name, _fn
+
+
+# -- strs, modules, ctypes' type records ---------------------------------------
+#
+# An interned str (an identifier, an attribute name) is referenced from C
+# all over the interpreter (identifier tables, the type attribute cache),
+# and those references are not objects': its state bits say it is interned
+# (the low 2 bits of the byte after the header, the length and the hash;
+# checked at import on an interned and a fresh str).
+#
+# A module made by a single-phase extension (sys, builtins...) has a copy
+# of its dict in its PyModuleDef (m_copy, for reimporting): the module
+# holds md_def (after md_dict), whose m_copy follows its object header, an
+# init function and an index. Checked at import on sys's module, whose
+# md_dict must be its __dict__ and whose m_copy must be a dict naming it.
+#
+# ctypes (before 3.13) keeps what its types are made of in the C fields
+# of their class dicts (StgDict): proto (the _type_ of a simple type, the
+# target of a pointer type), argtypes, converters, restype and checker of
+# a function prototype; gc sees only the dict's entries. Found at import
+# on ctypes' own memmove prototype and c_int: argtypes and restype are
+# their class attributes, proto c_int's _type_.
+
+STR_STATE = None     # offset of a str's state byte
+MODULE_COPY = None   # (offset of md_def, offset of m_copy in the def)
+STGDICT = None       # (id(StgDict type), ((offset, name), ...))
+
+
+def _find_str_state():
+    off = _H + 2 * _P
+    s = sys.intern("".join(("heapscope", "-interned-probe")))
+    t = "".join(("heapscope", "-fresh-probe"))
+    u8 = ctypes.c_uint8.from_address
+    if not u8(id(s) + off).value & 3 or u8(id(t) + off).value & 3:
+        return None
+    return off
+
+
+def interned(strs):
+    """[bool] whether each str of strs (exact strs) is interned."""
+    if STR_STATE is None:
+        return [False] * len(strs)
+    return list(map(bool, map((3).__and__, map(_value, map(_u8_at, map(add, map(id, strs),
+                                                                           repeat(STR_STATE)))))))
+
+
+def _find_module_copy():
+    if _V >= (3, 13):
+        return None   # 3.13 keeps the copies in the interpreter's cache of extensions
+    m = sys
+    if _raw(id(m) + _H) != id(m.__dict__):
+        return None
+    d = _raw(id(m) + _H + _P)
+    if not d:
+        return None
+    c = _nullable((d + _H + 2 * _P,))
+    if not c or type(c[0][1]) is not dict or c[0][1].get("__name__") != "sys":
+        return None
+    return _H + _P, _H + 2 * _P
+
+
+def module_copy(m):
+    """The copy of module m's dict its PyModuleDef keeps, or None."""
+    if MODULE_COPY is None:
+        return None
+    d = _raw(id(m) + MODULE_COPY[0])
+    if not d:
+        return None
+    c = _nullable((d + MODULE_COPY[1],))
+    return c[0][1] if c and type(c[0][1]) is dict else None
+
+
+def _find_stgdict():
+    if _V >= (3, 13):
+        return None
+    import gc
+
+    def _tp_dict(t):
+        r = gc.get_referents(type.__dict__["__dict__"].__get__(t))
+        return r[0] if len(r) == 1 else None
+    proto = type(ctypes.memmove)
+    d = _tp_dict(proto)
+    t = type(d)
+    n = t.__basicsize__ // _P
+    w = _words(d, n)
+    a = proto.__dict__["_argtypes_"]
+    r = proto.__dict__["_restype_"]
+    if w.count(id(a)) != 1:
+        return None
+    i = w.index(id(a))
+    if i < 4 or i + 3 >= n or w[i + 2] != id(r):
+        return None
+    conv = _obj_at(id(d) + _P * (i + 1)).value
+    if type(conv) is not tuple or len(conv) != len(a):
+        return None
+    ci = _tp_dict(ctypes.c_int)
+    if type(ci) is not t or _raw(id(ci) + _P * (i - 4)) != id(ctypes.c_int.__dict__["_type_"]):
+        return None
+    return id(t), tuple((_P * (i + k), name) for k, name in (
+        (-4, "proto"), (0, "argtypes"), (1, "converters"), (2, "restype"), (3, "checker")))
+
+
+def stgdict_fields(d):
+    """[(object, name)] of the C fields of ctypes' class dict d."""
+    got = _nullable([id(d) + off for off, _ in STGDICT[1]])
+    return [(o, STGDICT[1][i][1]) for i, o in got]
+
+
+if ctypes is not None:
+    _u8_at = ctypes.c_uint8.from_address
+    for _name, _fn in (("STR_STATE", _find_str_state), ("MODULE_COPY", _find_module_copy),
+                       ("STGDICT", _find_stgdict)):
+        try:
+            globals()[_name] = _fn()
+        except Exception:
+            pass
+    del _name, _fn
+
+
+# -- the function of a frame (3.11+) -------------------------------------------
+#
+# On 3.11+ a running frame holds its function (f_funcobj of the
+# interpreter frame that the frame object's f_frame, after its header and
+# f_back, points to: at 0 on 3.11, at 2 P after the code and the previous
+# frame on 3.12 and 3.13); gc sees it only once the frame has finished.
+# Checked at import on a frame of this module.
+
+FRAME_FUNC = None
+
+
+def _find_frame_func():
+    if _V < (3, 11):
+        return None
+    fr = sys._getframe()
+    try:
+        base = _raw(id(fr) + _H + _P)
+        code = 4 * _P if _V == (3, 11) else 0
+        off = 0 if _V == (3, 11) else 2 * _P
+        if not base or _raw(base + code) != id(fr.f_code) or _raw(base + off) != id(_find_frame_func):
+            return None
+        return off
+    finally:
+        del fr
+
+
+def frame_function(fr):
+    """The function frame fr runs, or None (before 3.11, or unknown)."""
+    if FRAME_FUNC is None:
+        return None
+    got = _nullable(map(add, map(_value, map(_vp_at, (id(fr) + _H + _P,))), (FRAME_FUNC,)))
+    return got[0][1] if got else None
+
+
+if ctypes is not None:
+    try:
+        FRAME_FUNC = _find_frame_func()
+    except Exception:
+        pass
