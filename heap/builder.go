@@ -48,6 +48,10 @@ type Builder struct {
 
 	late []lateEdge // edges whose source came out of order
 
+	// Edges and targets whose loss is no news (see EdgeIfObject, Omit).
+	maybe   []uint32 // indices in tgt of edges kept only if they resolve, ascending
+	omitted map[uint64]bool
+
 	typeNames []StringID
 	typeIndex map[string]TypeID
 	strs      []string
@@ -254,6 +258,46 @@ func (b *Builder) Edge(from ObjectID, to uint64, l Label) {
 	b.lab = append(b.lab, l)
 }
 
+// EdgeIfObject adds an edge (as Edge does) that is kept if to is the
+// address of an object, and dropped without a warning if not: a word of
+// a runtime structure that may or may not be a reference (Python's
+// interpreter state). Only for ByAddress builders and edges added in
+// order; others are ordinary edges.
+func (b *Builder) EdgeIfObject(from ObjectID, to uint64, l Label) {
+	if b.targets != ByAddress || int(from) < b.cur {
+		b.Edge(from, to, l) // out of order: an edge like any other
+		return
+	}
+	b.maybe = append(b.maybe, uint32(b.numEdges()))
+	b.Edge(from, to, l)
+	if len(b.maybe) > 0 && int(b.maybe[len(b.maybe)-1]) >= b.numEdges() {
+		b.maybe = b.maybe[:len(b.maybe)-1] // not added (too many edges)
+	}
+}
+
+// Omit records that the object at address a was left out of the
+// snapshot on purpose (the Python agent's own objects): edges to it are
+// dropped without a warning. ByAddress only.
+func (b *Builder) Omit(a uint64) {
+	if b.omitted == nil {
+		b.omitted = map[uint64]bool{}
+	}
+	b.omitted[a] = true
+}
+
+// quiet says whether the edge at index k of tgt (-1: a late edge), to
+// address to, may point to no object without a warning.
+func (b *Builder) quiet(k int, to uint64) bool {
+	if b.omitted[to] {
+		return true
+	}
+	if k < 0 || len(b.maybe) == 0 {
+		return false
+	}
+	i := sort.Search(len(b.maybe), func(i int) bool { return int(b.maybe[i]) >= k })
+	return i < len(b.maybe) && int(b.maybe[i]) == k
+}
+
 func (b *Builder) numEdges() int { return len(b.tgt) + len(b.ed) }
 
 // Root marks target (an address or an ObjectID, as the builder's
@@ -391,10 +435,10 @@ func (b *Builder) Build() (*Graph, error) {
 	}
 	var dangling int
 	var firstDangling uint64
-	resolve := func(to uint64) (ObjectID, bool) {
+	resolve := func(k int, to uint64) (ObjectID, bool) {
 		if idx != nil {
 			id, ok := idx.Lookup(to)
-			if !ok {
+			if !ok && !b.quiet(k, to) {
 				if dangling == 0 {
 					firstDangling = to
 				}
@@ -422,7 +466,7 @@ func (b *Builder) Build() (*Graph, error) {
 			lo, hi := newStart[src], newStart[src+1]
 			newStart[src] = w
 			for k := lo; k < hi; k++ {
-				if id, ok := resolve(uint64(edges[k].To)); ok {
+				if id, ok := resolve(-1, uint64(edges[k].To)); ok {
 					edges[w] = Edge{id, edges[k].Label}
 					w++
 				}
@@ -459,20 +503,22 @@ func (b *Builder) resolveInPlace(n int, idx *AddrIndex) ([]Edge, []uint32, int, 
 	for i, lo := 0, 0; lo < len(tgt); i, lo = i+1, lo+chunk {
 		hi := min(lo+chunk, len(tgt))
 		wg.Add(1)
-		go func(part []uint64, l *lost) {
+		go func(lo int, part []uint64, l *lost) {
 			defer wg.Done()
 			for k, a := range part {
 				if id, ok := idx.Lookup(a); ok {
 					part[k] = uint64(id)
 					continue
 				}
-				if l.count == 0 {
-					l.first = a
+				if !b.quiet(lo+k, a) {
+					if l.count == 0 {
+						l.first = a
+					}
+					l.count++
 				}
-				l.count++
 				part[k] = none
 			}
-		}(tgt[lo:hi], &losts[i])
+		}(lo, tgt[lo:hi], &losts[i])
 	}
 	wg.Wait()
 	var dangling int
@@ -504,7 +550,7 @@ func (b *Builder) resolveInPlace(n int, idx *AddrIndex) ([]Edge, []uint32, int, 
 
 // mergeEdges copies the edges into their final array, resolving targets
 // and merging in the edges that came out of order.
-func (b *Builder) mergeEdges(n int, resolve func(uint64) (ObjectID, bool)) ([]Edge, []uint32) {
+func (b *Builder) mergeEdges(n int, resolve func(int, uint64) (ObjectID, bool)) ([]Edge, []uint32) {
 	edges := make([]Edge, 0, b.numEdges()+len(b.late))
 	start := b.edgeStart
 	if len(b.late) > 0 {
@@ -516,17 +562,17 @@ func (b *Builder) mergeEdges(n int, resolve func(uint64) (ObjectID, bool)) ([]Ed
 		newStart[src] = uint32(len(edges))
 		for k := start[src]; k < start[src+1]; k++ {
 			if b.targets == ByID {
-				if id, ok := resolve(uint64(b.ed[k].To)); ok {
+				if id, ok := resolve(-1, uint64(b.ed[k].To)); ok {
 					edges = append(edges, Edge{id, b.ed[k].Label})
 				}
 				continue
 			}
-			if id, ok := resolve(b.tgt[k]); ok {
+			if id, ok := resolve(int(k), b.tgt[k]); ok {
 				edges = append(edges, Edge{id, b.lab[k]})
 			}
 		}
 		for li < len(b.late) && int(b.late[li].from) == src {
-			if id, ok := resolve(b.late[li].to); ok {
+			if id, ok := resolve(-1, b.late[li].to); ok {
 				edges = append(edges, Edge{id, b.late[li].l})
 			}
 			li++

@@ -1,6 +1,7 @@
 package heap_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/heapscope/heapscope/heap"
@@ -190,5 +191,37 @@ func TestNames(t *testing.T) {
 	}
 	if g.NumNames() != 2 {
 		t.Errorf("NumNames() = %d, want 2", g.NumNames())
+	}
+}
+
+// TestBuilderQuietEdges: an edge added with EdgeIfObject, or to an
+// address given to Omit, is kept when it resolves and dropped without a
+// warning when it does not; other dangling edges still warn. Both the
+// in-place resolution and the merge with out-of-order edges.
+func TestBuilderQuietEdges(t *testing.T) {
+	for _, late := range []bool{false, true} {
+		b := heap.NewBuilder(heap.ByAddress)
+		ta := b.Type("A")
+		a := b.Object(0x100, ta, 16)
+		c := b.Object(0x200, ta, 16)
+		d := b.Object(0x300, ta, 16)
+		b.Edge(a, 0x777, 0)         // left out on purpose
+		b.EdgeIfObject(c, 0x100, 0) // kept
+		b.EdgeIfObject(c, 0x888, 0) // a word that is no object: dropped quietly
+		b.Edge(d, 0x999, 0)         // dangling: a warning
+		if late {
+			b.Edge(a, 0x200, 0)
+		}
+		b.Omit(0x777)
+		g, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.Edges(c)) != 1 || g.Edges(c)[0].To != a {
+			t.Errorf("late %v: Edges(c) = %v", late, g.Edges(c))
+		}
+		if w := g.Warnings(); len(w) != 1 || !strings.Contains(w[0].Msg, "1 references") || !strings.Contains(w[0].Msg, "0x999") {
+			t.Errorf("late %v: warnings %v, want one for 0x999", late, w)
+		}
 	}
 }

@@ -49,6 +49,7 @@ const (
 	secDigests  = 8
 	secSites    = 9
 	secObjSites = 10
+	secOmitted  = 11
 	secEnd      = 0x7FFFFFFF
 )
 
@@ -62,7 +63,7 @@ const (
 var sectionNames = map[uint32]string{
 	secMeta: "META", secStrings: "STRINGS", secTypes: "TYPES", secObjects: "OBJECTS",
 	secRoots: "ROOTS", secValues: "VALUES", secWarnings: "WARNINGS", secDigests: "DIGESTS",
-	secSites: "SITES", secObjSites: "OBJECT_SITES", secEnd: "END",
+	secSites: "SITES", secObjSites: "OBJECT_SITES", secOmitted: "OMITTED", secEnd: "END",
 }
 
 func sectionName(k uint32) string {
@@ -275,6 +276,8 @@ func (rd *reader) section(kind, count uint32, p []byte, off int64) error {
 		return rd.objectsSection(count, p, off)
 	case secRoots:
 		return rd.rootsSection(count, p, off)
+	case secOmitted:
+		return rd.omittedSection(count, p, off)
 	case secValues:
 		return rd.valuesSection(count, p, off)
 	case secWarnings:

@@ -57,6 +57,12 @@ func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
 			rd.b.SetFlags(id, f)
 		}
 		ne := uint64(le.Uint32(neds[i*4:]))
+		edge := rd.b.Edge
+		if heap.Flags(flags[i])&heap.FlagSynthetic != 0 {
+			// A synthetic object's edges are words of a runtime
+			// structure: those that are no object's address go quietly.
+			edge = rd.b.EdgeIfObject
+		}
 		for k := e; k < e+ne; k++ {
 			l := heap.Label(le.Uint32(labels[k*4:]))
 			if l.Kind() > heap.Internal {
@@ -70,7 +76,7 @@ func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
 				}
 				l = heap.NamedLabel(l.Kind(), rd.strs[si])
 			}
-			rd.b.Edge(id, le.Uint64(targets[k*8:]), l)
+			edge(id, le.Uint64(targets[k*8:]), l)
 		}
 		e += ne
 	}
@@ -166,6 +172,19 @@ func (rd *reader) valuesSection(count uint32, p []byte, off int64) error {
 		}
 		rd.b.ValueBytesAt(a, s)
 	})
+}
+
+// omittedSection reads the addresses of objects the writer left out on
+// purpose: references to them are dropped without a warning.
+func (rd *reader) omittedSection(count uint32, p []byte, off int64) error {
+	n := uint64(count)
+	if n*8 != uint64(len(p)) {
+		return rd.errorf(off, "%d omitted addresses need %d bytes, the section has %d", n, n*8, len(p))
+	}
+	for i := uint64(0); i < n; i++ {
+		rd.b.Omit(binary.LittleEndian.Uint64(p[i*8:]))
+	}
+	return nil
 }
 
 func (rd *reader) digestsSection(count uint32, p []byte, off int64) error {
