@@ -73,7 +73,7 @@ import io
 import os
 import sys
 from array import array
-from itertools import accumulate, chain, compress, filterfalse, repeat
+from itertools import chain, compress, filterfalse, repeat
 from operator import not_, sub, is_
 
 from . import _format as F
@@ -143,10 +143,12 @@ class Capture(Edges):
         self.uniq_rc = 0
         self.ndarray_id = None   # id(numpy.ndarray); no reference is kept
         self.own = set()         # ids of the agent's own objects, left out (_own)
+        self.own_outside = []    # those that may be referred to: written as left out
+        self.own_types = set()   # ids of the types of the agent's own objects
+        self.static_types = []   # ids of the static types registered (rooted: never freed)
         self.agent_refs = {}     # id -> references the agent's objects hold to it
+        self.agent_ref_types = set()  # ids of the types of those objects
         self.interp = None       # (address, [(word, offset)]) of the interpreter state
-        self.interp_cand = None  # its words that may be object addresses
-        self.interp_hits = set() # those that are: addresses of objects written
         self.layouts = {}        # (id(type), referent count) -> inline layout
         self.inline_names = {}   # id(type) -> candidate attribute names (copies)
         self.sites = _sites.Sites(self) if _sites.tracing() else None   # allocation sites
@@ -243,6 +245,8 @@ class Capture(Edges):
         self.tindex[tid] = self.ntypes
         self.ntypes += 1
         self.types_addr.append(tid)
+        if not _T_FLAGS(t) & HEAPTYPE:
+            self.static_types.append(tid)
         view = None
         try:
             view = mro_view(t)
@@ -393,10 +397,6 @@ class Capture(Edges):
 
     def chunk(self, box, rc1=False):
         sl = box.pop()
-        if self.own and not self.own.isdisjoint(map(id, sl)):
-            sl = list(compress(sl, map(not_, map(self.own.__contains__, map(id, sl)))))
-            if not sl:
-                return
         n = len(sl)
         sk = self.skey.get
         keys = list(map(sk, map(id, map(type, sl))))
@@ -425,13 +425,20 @@ class Capture(Edges):
             groups = sorted(d.items())   # distinct int keys: the lists are never compared
             del d
         del sl, keys
-        # Exclusions: deferred dicts/tuples (phase 1) and agent frames.
+        # Exclusions: deferred dicts/tuples (phase 1), agent frames and
+        # the agent's own objects (looked for in groups of their types).
         parts = []
         bounds = []
         pos = 0
+        own = self.own
         while groups:
             sk_, g = groups.pop(0)
             k = sk_ >> SKEY_SHIFT
+            if own and ((sk_ & SKEY_MULTI) == SKEY_MULTI or self.skey_tid[sk_] in self.own_types) \
+                    and not own.isdisjoint(map(id, g)):
+                g = list(compress(g, map(not_, map(own.__contains__, map(id, g)))))
+                if not g:
+                    continue
             if k == K_FRAME or (self.defer and (k == K_DICT or k == K_TUPLE)):
                 if k != K_FRAME:
                     self.deferred.extend(g)
@@ -465,13 +472,8 @@ class Capture(Edges):
                 rca = F.u64s([x - off if x > off else 0 for x in rc])
             del rc
         addr = F.u64s(list(map(id, chunk)))
-        if self.agent_refs and not self.agent_refs.keys().isdisjoint(addr):
-            # The agent's own references, which the snapshot leaves out.
-            ar = self.agent_refs
-            for i in compress(range(n), map(ar.__contains__, addr)):
-                rca[i] = max(rca[i] - ar[addr[i]], 0)
-        if self.interp_cand is not None and not self.interp_cand.isdisjoint(addr):
-            self.interp_hits.update(self.interp_cand.intersection(addr))
+        if self.agent_refs and not rc1:
+            self._less_agent_refs(bounds, addr, rca)
         # Types, sizes and flags, a group (one type, or several that share
         # a sort key) at a time.
         typ = F.u32s()
@@ -587,9 +589,6 @@ class Capture(Edges):
             flags[i] |= F.F_OPAQUE
         targets = F.u64s(list(map(id, tgt)))
         sites = self.sites.collect(chunk, addr) if self.sites is not None else None
-        if self.own and not self.own.isdisjoint(targets):
-            tgt, targets, ne, lab = self._drop_own(tgt, targets, ne, lab)
-            weak = [o for o in weak if id(o) not in self.own]
         # Discovery of objects gc.get_objects() does not list.
         self._discover(tgt, weak)
         del tgt, weak, chunk
@@ -602,15 +601,21 @@ class Capture(Edges):
         if sites is not None:
             self.sites.write(self.w, sites)
 
-    def _drop_own(self, tgt, targets, ne, lab):
-        """The edges less those to the agent's own objects (the program
-        may hold the agent's module or function)."""
-        keep = list(map(not_, map(self.own.__contains__, targets)))
-        ends = list(accumulate(ne))
-        starts = [0] + ends[:-1]
-        ne2 = F.u32s(list(map(sum, map(keep.__getitem__, map(slice, starts, ends)))))
-        return (list(compress(tgt, keep)), F.u64s(compress(targets, keep)), ne2,
-                F.u32s(compress(lab, keep)))
+    def _less_agent_refs(self, bounds, addr, rca):
+        """Takes the references the agent's own objects hold out of the
+        reference counts of the objects of the chunk they refer to (the
+        snapshot leaves those objects out). Only groups of the types
+        such objects have are looked at."""
+        ar = self.agent_refs
+        types = self.agent_ref_types
+        for sk_, i, j in bounds:
+            if (sk_ & SKEY_MULTI) != SKEY_MULTI and self.skey_tid[sk_] not in types:
+                continue
+            a = addr[i:j]
+            if ar.keys().isdisjoint(a):
+                continue
+            for x in compress(range(i, j), map(ar.__contains__, a)):
+                rca[x] = max(rca[x] - ar[addr[x]], 0)
 
     def _sizeoff(self, o, sz):
         """getsizeof(o) - sz(o) for the type's C __sizeof__ sz: the GC
@@ -685,24 +690,38 @@ class Capture(Edges):
             got = None
         if got is not None:
             self.interp = got
-            self.interp_cand = set(w for w, _ in got[1])
 
     def write_interp(self):
         """Writes the interpreter state as a synthetic object, rooted as
-        "interpreter", whose edges are its words that are addresses of
-        objects written (after the walk)."""
+        "interpreter", whose edges are its words that may be references
+        (the reader keeps those that are addresses of objects), and the
+        ids of the agent's objects that may be referred to, as left out.
+        After the walk."""
+        if self.own_outside:
+            self.w.omitted(F.u64s(self.own_outside))
+        if self.static_types:
+            # Statically allocated: the interpreter never frees them.
+            n = len(self.static_types)
+            name = self.name("static type")
+            self.flush_tables()
+            self.w.roots(self.static_types, [F.ROOT_VM] * n, [name] * n)
         if self.interp is None:
             return
         base, words = self.interp
-        hits = self.interp_hits
         fields = _native.INTERP[2]
         tg = F.u64s()
         lab = F.u32s()
+        names = {}
         for w, off in words:
-            if w in hits:
-                tg.append(w)
-                n = fields.get(off)
-                lab.append(self.name(n) if n is not None else 0)
+            tg.append(w)
+            n = fields.get(off)
+            if n is None:
+                lab.append(0)
+                continue
+            l = names.get(n)
+            if l is None:
+                l = names[n] = self.name(n)
+            lab.append(l)
         ti = self.ntypes
         self.ntypes += 1
         self.types_addr.append(0)
@@ -854,7 +873,13 @@ def capture(path, values, max_value_len, collect, state):
         if frozen:
             cap.tracked_ids = set(map(id, objs))
             cap.warn("%d objects are frozen (gc.freeze()); they are found from the roots" % frozen)
-        cap.own, cap.agent_refs = own_objects(cap.tracked_ids)
+        own = own_objects(cap.tracked_ids)
+        cap.own, cap.own_outside, cap.own_types = own.ids, own.outside, own.own_types
+        cap.agent_refs, cap.agent_ref_types = own.refs, own.types
+        # Found as a referent, an object of the agent's is taken for one
+        # already queued.
+        cap.seen.update(own.ids)
+        del own
         failure = None
         try:
             cap.run_batch(objs)

@@ -239,7 +239,7 @@ def census(path, collect, state, open_temp):
             frozen = 0
         # The agent's own objects (its modules and what only they hold)
         # and its frames are not the program's.
-        own = own_objects(set(map(id, objs)) if frozen else None)[0]
+        own = own_objects(set(map(id, objs)) if frozen else None).ids
         own.update(_own_frames(objs))
         objs = list(compress(objs, map(not_, map(own.__contains__, map(id, objs)))))
         try:

@@ -26,6 +26,7 @@ WARNINGS = 7
 DIGESTS = 8
 SITES = 9
 OBJECT_SITES = 10
+OMITTED = 11
 END = 0x7FFFFFFF
 
 # Edge label bits (heap.Label).
@@ -176,6 +177,11 @@ class Writer:
         n = len(addr)
         if n:
             self.section(VALUES, n, [addr, body])
+
+    def omitted(self, addr):
+        """An OMITTED section: addresses of objects left out on purpose."""
+        if len(addr):
+            self.section(OMITTED, len(addr), [addr])
 
     def digests(self, addr, dig):
         if len(addr):

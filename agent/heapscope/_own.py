@@ -7,10 +7,10 @@ listed them would count their bytes as the program's and show them among
 the biggest objects. own_objects() finds them before the walk:
 
 1. From the agent's modules it follows the references of each object
-   (gc.get_referents, and what gc does not see: a str-keyed dict's keys,
-   a class's names and subclass record, a code object's fields, a
-   descriptor's name), never into another module, a module's dict, or a
-   class that is not the agent's.
+   (gc.get_referents, and what gc does not see: a class's names and
+   subclass record, a code object's fields, a descriptor's name), never
+   into another module, a module's dict, or a class that is not the
+   agent's.
 2. An object so found is the agent's if every reference to it comes from
    the agent's objects (its reference count, less the agent's own
    temporary references, equals the references found to it), repeated
@@ -37,7 +37,7 @@ from operator import add, is_, not_, sub
 from ._introspect import (
     _CODE, _MOD, _MOD_DICT, _T_FLAGS, _T_NAME, _T_QUALNAME, CODE_MEMBERS, DESCRIPTORS, HEAPTYPE,
     PKG_DIRS, READY, _FT, _FN_CODE, _CO_FILENAME, _get_referents, _getrefcount, _dict_items, _is_tracked,
-    _dict_keys, _is_type, _str_get, _host, _FR, _FR_BACK, _FR_CODE, _FR_GLOBALS, _FR_BUILTINS, PY311,
+    _is_type, _str_get, _host, _FR, _FR_BACK, _FR_CODE, _FR_GLOBALS, _FR_BUILTINS, PY311,
     is_agent_code)
 from . import _native
 
@@ -103,10 +103,10 @@ def _refs(o, t):
             return [_FR_CODE(o)]
         return [_FR_CODE(o), _FR_GLOBALS(o), _FR_BUILTINS(o)]
     rs = list(_get_referents(o))
-    if t is dict:
-        if len(rs) < 2 * dict.__len__(o):
-            rs.extend(_dict_keys(o))   # a str-keyed dict's keys are not visited
-    elif t is _CODE:
+    # A str-keyed dict's keys are not its referents, and are not counted:
+    # a dict that shares its keys with others (instances' dicts before
+    # 3.11) does not hold them itself.
+    if t is _CODE:
         for get, _ in CODE_MEMBERS:
             v = get(o)
             if v is not None:
@@ -129,25 +129,45 @@ def _refs(o, t):
     return rs
 
 
+class Own:
+    """What own_objects() found.
+
+    ids: the ids of the agent's objects (see the module comment).
+    outside: those of them something else may refer to (the program, a
+    running frame of the agent's, a weak reference: the agent's modules,
+    functions, classes and code, and any with more references than the
+    agent's objects hold), which the snapshot lists as left out.
+    refs: {id: references from the agent's objects} for the objects they
+    refer to that are not the agent's; types: the ids of their types.
+    own_types: the ids of the types of the agent's objects."""
+
+    __slots__ = ("ids", "outside", "refs", "types", "own_types")
+
+    def __init__(self, ids=(), outside=(), refs=None, types=(), own_types=()):
+        self.ids = set(ids)
+        self.outside = list(outside)
+        self.refs = refs if refs is not None else {}
+        self.types = set(types)
+        self.own_types = set(own_types)
+
+
 def own_objects(listed=None):
-    """(own, shared): own, the ids of the agent's objects (see the module
-    comment); shared, {id: references from the agent's objects} for the
-    objects they refer to that are not the agent's. ({}, {}) if the
-    search fails or is too big. The caller holds the list
-    gc.get_objects() gave, which refers to every object tracked then:
-    listed is the set of their ids where objects are frozen (gc.freeze():
-    tracked, not listed), else None (the tracked ones are listed)."""
+    """The agent's own objects (an Own; an empty one if the search fails
+    or is too big). The caller holds the list gc.get_objects() gave,
+    which refers to every object tracked then: listed is the set of their
+    ids where objects are frozen (gc.freeze(): tracked, not listed), else
+    None (the tracked ones are listed)."""
     try:
         return _own_objects(listed)
     except Exception as e:
         _host(e)
-        return set(), {}
+        return Own()
 
 
 def _own_objects(listed):
     found = _search()
     if found is None:
-        return set(), {}
+        return Own()
     cand, forced, refs = found
     del found
     # References to each candidate from the candidates, and its count
@@ -165,10 +185,11 @@ def _own_objects(listed):
     inlist = list(map(listed.__contains__, ids) if listed is not None else map(_is_tracked, cand.values()))
     for i in compress(ids, inlist):
         true_rc[i] -= 1
+    own_types = {i: id(type(o)) for i, o in cand.items()}
     del cand, inlist
     # Drop what the program holds too, and then what only it referred to.
     own = set(ids)
-    count = occ
+    count = dict(occ)
     drop = [i for i in ids if true_rc[i] > count.get(i, 0) and i not in forced]
     while drop:
         nxt = []
@@ -181,10 +202,20 @@ def _own_objects(listed):
                 if j in own and j not in forced and true_rc[j] > count[j]:
                     nxt.append(j)
         drop = nxt
+    outside = [i for i in own if i in forced or true_rc[i] > count.get(i, 0)]
+    # The references to others, by object (kept for their types).
+    others = {}
+    for i in own:
+        for r in refs.get(i, ()):
+            j = id(r)
+            if j not in own:
+                others[j] = r
     shared = {}
     _count_elements(shared, filterfalse(own.__contains__, chain.from_iterable(
         map(map, repeat(id), map(refs.get, own, repeat(()))))))
-    return own, shared
+    shared = {j: shared[j] for j in others}
+    types = set(map(id, map(type, others.values())))
+    return Own(own, outside, shared, types, set(map(own_types.__getitem__, own)))
 
 
 def _search():
@@ -197,12 +228,17 @@ def _search():
         return None
     # The agent's running frames: before 3.11 they hold their globals
     # (the agent's module dicts) and builtins.
-    # Not this module's: they hold this search's state.
+    # This module's frames hold this search's state, so they are not
+    # candidates; what they refer to is counted under keys no id has.
+    here = []
     for fr in list(_dict_values(sys._current_frames())):
         while fr is not None:
             code = _FR_CODE(fr)
-            if is_agent_code(code) and _CO_FILENAME(code) != _HERE:
-                seeds.append(fr)
+            if is_agent_code(code):
+                if _CO_FILENAME(code) != _HERE:
+                    seeds.append(fr)
+                else:
+                    here.append(_refs(fr, _FR))
             fr = _FR_BACK(fr)
     code = None
     # Other modules and their dicts are where the search stops.
@@ -214,7 +250,8 @@ def _search():
                 stop.add(id(_MOD_DICT(m)))
     cand = dict(zip(map(id, seeds), seeds))
     forced = set(cand)
-    refs = {}
+    refs = dict(zip(range(-1, -1 - len(here), -1), here))
+    del here
     stack = seeds
     while stack:
         o = stack.pop()

@@ -20,6 +20,7 @@ def read(path):
     roots = []
     values = {}
     digests = {}
+    omitted = set()
     warnings = []
     meta = None
     nsec = 0
@@ -97,13 +98,16 @@ def read(path):
                 values[a[i]] = body[p + 4:p + 4 + n].decode("utf-8")
                 p += 4 + n
             assert p == length
+        elif kind == 9:
+            a = array("Q"); a.frombytes(body[:8 * count])
+            omitted.update(a)
         elif kind == 8:
             a = array("Q"); a.frombytes(body[:8 * count])
             d = array("Q"); d.frombytes(body[8 * count:16 * count])
             digests.update(zip(a, d))
         pos += 16 + length
     return dict(flags=flags, strings=strings, types=types, objs=objs, roots=roots,
-                values=values, digests=digests, warnings=warnings, meta=meta, kinds=kinds)
+                values=values, digests=digests, omitted=omitted, warnings=warnings, meta=meta, kinds=kinds)
 
 
 def label(snap, l):
