@@ -149,6 +149,10 @@ class Capture(Edges):
         self.agent_refs = {}     # id -> references the agent's objects hold to it
         self.agent_ref_types = set()  # ids of the types of those objects
         self.interp = None       # (address, [(word, offset)]) of the interpreter state
+        self.slot_cache = {}     # id(type) -> [(slot getter, label)] (_handlers.slot_members)
+        self.slot_plans = {}     # id(type) -> the layout of an all-slots instance (_handlers.slot_plan)
+        self.slot_layouts = {}   # (id(type), referent count) -> the slots set (Edges._slot_layout)
+        self.dict_offsets = {}   # id(type) -> where its instances keep their __dict__ (or None)
         self.layouts = {}        # (id(type), referent count) -> inline layout
         self.inline_names = {}   # id(type) -> candidate attribute names (copies)
         self.sites = _sites.Sites(self) if _sites.tracing() else None   # allocation sites

@@ -11,14 +11,16 @@ the per-object handlers of _handlers.
 
 import types as _types
 from itertools import chain, compress, repeat
-from operator import not_, add, is_, is_not, itemgetter
+from operator import and_, not_, add, is_, is_not, itemgetter
 
 from . import _format as F
 from ._introspect import (
-    _FT, _FN_CODE, _CO_NAMES, _CO_CONSTS, CODE_MEMBERS, DESCRIPTORS,
-    _get_referents, _dict_items, _chain_flat, _second,
+    _FT, _FN_CODE, _CO_NAMES, _CO_CONSTS, CODE_MEMBERS, DESCRIPTORS, _T_FLAGS, _T_DICTOFFSET,
+    _get_referents, _dict_items, _dict_len, _chain_flat, _second,
     INLINE_VALUES, type_name, mro_view, generic_getattr, plain_storage, _copy_str, _host)
-from ._handlers import LEAVES, K_GENERIC, K_LIST, K_TUPLE, K_DICT, K_INST, K_CODE, K_DESCR, SLOW
+from ._handlers import (
+    LEAVES, K_GENERIC, K_LIST, K_TUPLE, K_DICT, K_INST, K_INSTX, K_DICTLIKE, K_CODE, K_DESCR, SLOW, slot_plan,
+    slot_members)
 from . import _native
 
 MAX_KEYCACHE = 1 << 16     # cached dict-key labels
@@ -127,6 +129,10 @@ class Edges:
             self._code(g, ne, tgt, lab)
         elif k == K_DESCR:
             self._descr(g, ne, tgt, lab)
+        elif k == K_INSTX and self._slotted(g, base, ne, tgt, lab):
+            pass
+        elif k == K_DICTLIKE:
+            self._dictlike(g, base, ne, tgt, lab)
         elif k == K_INST:
             rss = list(map(_get_referents, g))
             lens = list(map(len, rss))
@@ -278,6 +284,142 @@ class Edges:
             row[p] = l
         return (lay, tuple(row))
 
+    # -- instances of classes with __slots__ ----------------------------------------
+
+    def slot_members(self, t):
+        """_handlers.slot_members, once per class."""
+        m = self.slot_cache.get(id(t))
+        if m is None:
+            m = self.slot_cache[id(t)] = slot_members(self, t)
+        return m
+
+    def _slotted(self, g, base, ne, tgt, lab):
+        """Edges of a group of instances of one class whose instances are
+        all slots (see _handlers.slot_plan), a whole group at a time.
+        Instances are taken by referent count: for each count, which
+        slots are set is learnt on one instance (an empty slot is no
+        referent), and every instance with that count is checked to have
+        those slots, in that order, then the class (by identity with each
+        slot's own C __get__); the others go through the per-object
+        handler. False if the class is not of that kind."""
+        t = type(g[0])
+        plan = self.slot_plans.get(id(t))
+        if plan is None:
+            plan = self.slot_plans[id(t)] = slot_plan(self, t)
+        if not plan:
+            return False
+        rss = list(map(_get_referents, g))
+        lens = list(map(len, rss))
+        rows = [None] * len(g)
+        for n in set(lens):
+            idx = list(compress(range(len(g)), map(n.__eq__, lens)))
+            layout = self._slot_layout(t, plan, n, g[idx[0]])
+            if layout is None:
+                continue
+            getters, row = layout
+            G = list(map(g.__getitem__, idx))
+            RS = list(map(rss.__getitem__, idx))
+            try:
+                good = list(map(is_, map(itemgetter(n - 1), RS), repeat(t)))
+                for j, get in enumerate(getters):
+                    good = list(map(and_, good, map(is_, map(get, G), map(itemgetter(j), RS))))
+            except AttributeError:   # a slot of the layout is empty in one of them
+                continue
+            for i in compress(idx, good):
+                rows[i] = row
+            del G, RS
+        self._rest(K_INSTX, g, base, rss, rows, ne, tgt, lab)
+        return True
+
+    def _rest(self, k, g, base, outs, rows, ne, tgt, lab):
+        """Edges of a group whose rows the fast path of kind k left None
+        (their objects go through the per-object handler), then the
+        group's edges appended to ne, tgt and lab."""
+        for i, o in enumerate(g):
+            if rows[i] is not None:
+                continue
+            try:
+                ts, ls, op = SLOW[k](self, o)
+            except Exception as e:
+                _host(e)
+                ts = _get_referents(o)
+                ls = [0] * len(ts)
+                op = True
+            outs[i] = ts
+            rows[i] = ls
+            if op:
+                self.opaque.append(base + i)
+        ne.extend(map(len, outs))
+        tgt.extend(chain.from_iterable(outs))
+        lab.extend(chain.from_iterable(rows))
+
+    def _dictlike(self, g, base, ne, tgt, lab):
+        """Edges of a group of instances of one dict subclass: an instance
+        whose referents are its class and then its entries (their values,
+        or their keys and values, as dict_traverse visits them: no slots,
+        no instance attributes) gets its class and its entries, named as a
+        dict's, a whole group at a time; the others go through the
+        per-object handler."""
+        t = type(g[0])
+        lens = []
+        try:
+            flat = list(_chain_flat(_chain_flat(map(_second, zip(
+                map(lens.append, map(_dict_len, g)), map(_dict_items, g))))))
+            if len(lens) != len(g) or 2 * sum(lens) != len(flat):
+                lens = None
+        except RuntimeError:
+            lens = None
+        rows = [None] * len(g)
+        outs = [None] * len(g)
+        if lens is not None:
+            # The word that holds an instance's __dict__, if it has one.
+            doff = self.dict_offsets.get(id(t), False)
+            if doff is False:
+                doff = self.dict_offsets[id(t)] = _native.dict_pointer_offset(t, _T_FLAGS(t), _T_DICTOFFSET(t))
+            dw = _native.words(map(add, map(id, g), repeat(doff))) if doff is not None else None
+            kl = self.key_labels(flat[0::2], False)
+            lk, lc, ld = self.L_KEY, self.L_CLASS, self.L_DICT
+            off = 0
+            for i, n in enumerate(lens):
+                kv = flat[2 * off:2 * (off + n)]
+                rs = _get_referents(g[i])
+                d = 1 if dw is not None and rs and dw[i] == id(rs[0]) and type(rs[0]) is dict else 0
+                if len(rs) > d and rs[d] is t and (
+                        (len(rs) == d + n + 1 and all(map(is_, rs[d + 1:], kv[1::2]))) or
+                        (len(rs) == d + 2 * n + 1 and all(map(is_, rs[d + 1:], kv)))):
+                    outs[i] = rs[:d + 1] + kv
+                    row = [lk] * (d + 2 * n + 1)
+                    row[d] = lc
+                    if d:
+                        row[0] = ld
+                        self.attr_dicts.add(id(rs[0]))
+                    row[d + 2::2] = kl[off:off + n]
+                    rows[i] = row
+                off += n
+            del flat, kv, rs
+        self._rest(K_DICTLIKE, g, base, outs, rows, ne, tgt, lab)
+
+    def _slot_layout(self, t, plan, n, o):
+        """([getter], labels) of the instances of t with n referents whose
+        set slots are those of o, or None if o's referents are not its set
+        slots and its class (learnt once per class and count)."""
+        key = (id(t), n)
+        if key in self.slot_layouts:
+            return self.slot_layouts[key]
+        getters, labels = plan
+        got = []
+        for j, get in enumerate(getters):
+            try:
+                get(o)
+            except AttributeError:
+                continue
+            got.append(j)
+        lay = None
+        if len(got) + 1 == n:
+            lay = (list(map(getters.__getitem__, got)), tuple(map(labels.__getitem__, got)) + (labels[-1],))
+        self.slot_layouts[key] = lay
+        return lay
+
     def _code(self, g, ne, tgt, lab):
         # Code objects are not GC types (gc.get_referents gives nothing):
         # their fields, read through CodeType's members and _native.
@@ -363,7 +505,7 @@ class Edges:
         m0 = len(tgt)
         try:
             tgt.extend(_chain_flat(_chain_flat(map(_second, zip(
-                map(lens.append, map(len, g)), map(_dict_items, g))))))
+                map(lens.append, map(_dict_len, g)), map(_dict_items, g))))))
             ok = len(lens) == len(g) and 2 * sum(lens) == len(tgt) - m0
         except RuntimeError:
             ok = False

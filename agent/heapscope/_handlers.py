@@ -19,7 +19,7 @@ from ._introspect import (
     _WREF, _WREF_CALL, _WREF_CB, _MEMBER,
     _get_referents, _dict_items,
     HEAPTYPE, MANAGED_DICT, LIST_BACKWARDS, PY311, PY313, READY,
-    _tp_dict, _has, _is_type, _mro_lookup, _str_get, _optimized, _host)
+    _tp_dict, _has, _is_type, _mro_lookup, _str_get, _optimized, _host, _T_DICTOFFSET, _MEMBER_CLASS)
 from . import _native
 from ._native import free_var_names
 
@@ -70,21 +70,56 @@ def _match(rs, cands, add_unmatched):
 
 
 def _slots(cap, o, t, cands):
-    for c in _T_MRO(t):
-        if c is object or not _is_type(c):
+    for get, l in cap.slot_members(t):
+        try:
+            val = get(o, t)
+        except AttributeError:   # an empty slot
             continue
-        if not _T_FLAGS(c) & HEAPTYPE:
+        cands.append((val, l))
+
+
+def slot_members(cap, t):
+    """[(getter, label)] of the slots of t's heap classes (their member
+    descriptors, each read by its own C __get__), in MRO order."""
+    out = []
+    for c in _T_MRO(t):
+        if c is object or not _is_type(c) or not _T_FLAGS(c) & HEAPTYPE:
             continue
         d = _tp_dict(c)
         if d is None:
             continue
         for name, v in list(_dict_items(d)):
-            if type(v) is _MEMBER and type(name) is str:
-                try:
-                    val = v.__get__(o, t)
-                except AttributeError:
-                    continue
-                cands.append((val, cap.name("." + name)))
+            if type(v) is _MEMBER and type(name) is str and _MEMBER_CLASS(v) is c:
+                out.append((v.__get__, cap.name("." + name)))
+    return out
+
+
+def slot_plan(cap, t):
+    """How instances of t lay out their referents, if they are all slots:
+    ([getter], labels) where getter reads the j-th referent of an
+    instance whose slots are all set (the slots of the classes of its
+    tp_base chain, the class's own first, each class's in the order of
+    its members, as subtype_traverse visits them) and labels are the
+    labels of all its referents (the slots, then __class__). () when t's
+    instances have a __dict__ or a builtin base other than object."""
+    if _T_FLAGS(t) & MANAGED_DICT or _T_DICTOFFSET(t):
+        return ()
+    getters = []
+    labels = []
+    c = t
+    while c is not object:
+        if not _is_type(c) or not _T_FLAGS(c) & HEAPTYPE or not _T_FLAGS(c) & READY:
+            return ()
+        d = _tp_dict(c)
+        if d is None:
+            return ()
+        for name, v in list(_dict_items(d)):
+            if type(v) is _MEMBER and type(name) is str and _MEMBER_CLASS(v) is c:
+                getters.append(v.__get__)
+                labels.append(cap.name("." + name))
+        c = _T_BASE(c)
+    labels.append(cap.L_CLASS)
+    return getters, tuple(labels)
 
 
 def _h_instx(cap, o):

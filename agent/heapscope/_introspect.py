@@ -50,6 +50,7 @@ _T_DICTPROXY = _TD["__dict__"].__get__
 _T_NAME = _TD["__name__"].__get__
 _T_QUALNAME = _TD["__qualname__"].__get__
 _T_MODULE = _TD["__module__"].__get__
+_T_DICTOFFSET = _TD["__dictoffset__"].__get__
 
 _FT = _types.FunctionType
 _FD = _FT.__dict__
@@ -123,12 +124,14 @@ _WREF = _weakref.ReferenceType
 _WREF_CALL = _WREF.__call__
 _WREF_CB = _WREF.__dict__["__callback__"].__get__
 _MEMBER = _types.MemberDescriptorType
+_MEMBER_CLASS = _MEMBER.__dict__["__objclass__"].__get__
 
 _get_referents = gc.get_referents
 _is_tracked = gc.is_tracked
 _getrefcount = sys.getrefcount
 _getsizeof = sys.getsizeof
 _dict_items = dict.items
+_dict_len = dict.__len__
 _dict_keys = dict.keys
 _dict_get = dict.get
 _getattr = getattr

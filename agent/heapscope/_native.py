@@ -724,3 +724,52 @@ if ctypes is not None:
         FRAME_FUNC = _find_frame_func()
     except Exception:
         pass
+
+
+# -- an instance's __dict__ --------------------------------------------------------
+#
+# Where an instance keeps the pointer to its __dict__, relative to its
+# address: tp_dictoffset when it is positive; for classes with a managed
+# dict (3.11+, flag 1 << 4) 3 P before the object (before its GC header,
+# in the pre-header; on 3.12 the word holds the inline values instead,
+# tagged with its low bit, until a dict is made). Checked at import on an
+# instance of this module whose __dict__ was made. Only compared with the
+# address of a referent, never followed.
+
+MANAGED_DICT_AT = None
+
+
+def _find_managed_dict():
+    if _V < (3, 11):
+        return None
+
+    class _M:
+        pass
+    m = _M()
+    m.a = 1
+    d = m.__dict__
+    if not type.__dict__["__flags__"].__get__(_M) & (1 << 4) or _raw(id(m) - 3 * _P) != id(d):
+        return None
+    return -3 * _P
+
+
+def dict_pointer_offset(t, flags, dictoffset):
+    """The offset from an instance of t of the word that holds its
+    __dict__ (None where unknown)."""
+    if flags & (1 << 4) and _V >= (3, 11):
+        return MANAGED_DICT_AT
+    if dictoffset > 0:
+        return dictoffset
+    return None
+
+
+def words(addrs):
+    """[the word at a] for each address a (0 for NULL)."""
+    return [w or 0 for w in map(_value, map(_vp_at, addrs))]
+
+
+if ctypes is not None:
+    try:
+        MANAGED_DICT_AT = _find_managed_dict()
+    except Exception:
+        pass

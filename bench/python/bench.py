@@ -1,9 +1,11 @@
 """Benchmark of the heapscope Python agent against a bare stdlib traversal.
 
     python3 bench/python/bench.py --objects 1000000 [--objgraph] [--out DIR] [--keep PATH]
+    /usr/bin/python3 bench/python/bench.py --sympy --objects 2000000
 
 Builds a heap of about N objects (a mix of class instances, dicts, lists,
-tuples, strs, ints and floats; about 30% of them gc-tracked), then, in the
+tuples, strs, ints and floats; about 30% of them gc-tracked; with --sympy,
+sympy expressions, mostly instances of classes with __slots__), then, in the
 same run, measures each method in a child process forked from the process
 that holds the heap:
 
@@ -64,6 +66,22 @@ def build(n):
         index[name] = r
     gc.collect()
     return recs, index
+
+
+def build_sympy(n):
+    """A heap of sympy expressions, most of whose objects are instances
+    of classes with __slots__: per term a Symbol, an Integer, a Mul, a
+    Pow and an Add, their argument tuples and assumption dicts, about 13
+    objects (about 8 gc-tracked)."""
+    from sympy import Add, Integer, Mul, Pow, Symbol
+    x = Symbol("x")
+    terms = []
+    for i in range(n // 13):
+        s = Symbol("s%d" % i)
+        terms.append(Add(Mul(Integer(i + 2), s, evaluate=False),
+                         Pow(x, Integer(i % 7 + 2), evaluate=False), evaluate=False))
+    gc.collect()
+    return terms
 
 
 def status():
@@ -183,13 +201,15 @@ def main():
                     help="also time a census (heapscope.snapshot(edges=False)); kept at PATH.census with --keep")
     ap.add_argument("--against", metavar="DIR",
                     help="also time the agent importable from DIR (another checkout's agent/ directory)")
+    ap.add_argument("--sympy", action="store_true",
+                    help="build a heap of sympy expressions (instances of __slots__ classes) instead of records")
     ap.add_argument("--heapscope", metavar="BIN",
                     help="time BIN summary on the census and print capture + summary (with --census)")
     a = ap.parse_args()
     if a.against:
         a.against = os.path.abspath(a.against)
     t0 = time.perf_counter()
-    heap = build(a.objects)
+    heap = build_sympy(a.objects) if a.sympy else build(a.objects)
     tracked = len(gc.get_objects())
     print("python %s; built heap in %.1fs; gc-tracked objects %d; RSS %.0f MB"
           % (sys.version.split()[0], time.perf_counter() - t0, tracked, status()["VmRSS"] / 1e6))
