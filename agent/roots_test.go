@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,7 +24,8 @@ func TestInterpreterHoldings(t *testing.T) {
 			Join, Str, Int                     uint64
 			IntDict                            uint64 `json:"int_dict"`
 			Base, Derived, Filters, Modules    uint64
-			Name, Plain, Leak                  uint64
+			Name, Plain, Leak, Shared          uint64
+			SharedBytes                        uint64 `json:"shared_bytes"`
 		}
 		path := filepath.Join(t.TempDir(), "a.pysnap")
 		runPyWith(t, py.Path, nil, "roots.py", &r, path)
@@ -127,6 +130,31 @@ func TestInterpreterHoldings(t *testing.T) {
 		if len(groups) == 0 || groups[0].Sample != leak {
 			t.Errorf("the leaked list is not the first held outside the heap: %+v", groups)
 		}
+
+		// No path stealing: what a module reaches gets the module's path,
+		// though the interpreter state or a leaked reference holds it too;
+		// the leaked list, which no module reaches, gets the native one.
+		paths := analyze.ShortestPaths(g, analyze.PathOptions{ExtraRoots: analyze.NativeRoots(held)})
+		for _, w := range []struct {
+			id          heap.ObjectID
+			what, roots string // the names the path may start at, split by "|"
+			kind        heap.RootKind
+		}{
+			{o(r.Filters, "warnings.filters"), "warnings.filters", "warnings|_warnings", heap.RootModule},
+			{o(r.Modules, "sys.modules"), "sys.modules", "sys", heap.RootModule},
+			{o(r.Shared, "the shared list"), "the list held outside and by __main__", "__main__", heap.RootModule},
+			{o(r.SharedBytes, "the shared bytearray"), "the bytearray in that list", "__main__", heap.RootModule},
+			{leak, "the leaked list", analyze.NativeRootName, heap.RootNative},
+		} {
+			p, ok := paths.Path(w.id)
+			if !ok {
+				t.Errorf("no path to %s", w.what)
+				continue
+			}
+			if p.RootKind != w.kind || !slices.Contains(strings.Split(w.roots, "|"), p.RootName) {
+				t.Errorf("the path to %s starts at %s %q, want %s %q", w.what, p.RootKind, p.RootName, w.kind, w.roots)
+			}
+		}
 	})
 }
 
@@ -150,5 +178,46 @@ func TestHeldOutsideBare(t *testing.T) {
 			t.Errorf("%d objects held outside the heap in a bare interpreter: %s", len(held), strings.Join(s, "; "))
 		}
 		t.Logf("%d objects held outside the heap", len(held))
+	})
+}
+
+// TestSlottedEdges: instances of classes with __slots__ (empty slots, a
+// subclass's slots, slots beside a __dict__) and of dict subclasses, a
+// few hundred of each class, have the edges the program reads from them
+// (each slot by its name, the entries by their keys, the class, the
+// instance dict), read through the agent's per-class layouts.
+func TestSlottedEdges(t *testing.T) {
+	eachPython(t, func(t *testing.T, py interp) {
+		var oracle [][3]json.RawMessage
+		path := filepath.Join(t.TempDir(), "s.pysnap")
+		runPyWith(t, py.Path, nil, "slotted.py", &oracle, path)
+		g := open(t, path)
+		noDangling(t, g)
+		bad := 0
+		for _, row := range oracle {
+			var addr uint64
+			var class string
+			var want [][2]json.RawMessage
+			if json.Unmarshal(row[0], &addr) != nil || json.Unmarshal(row[1], &class) != nil || json.Unmarshal(row[2], &want) != nil {
+				t.Fatalf("bad oracle row %s", row)
+			}
+			id := find(t, g, addr, class)
+			for _, w := range want {
+				var name string
+				var to uint64
+				if json.Unmarshal(w[0], &name) != nil || json.Unmarshal(w[1], &to) != nil {
+					t.Fatalf("bad oracle edge %s", w)
+				}
+				l, ok := edgeTo(g, id, find(t, g, to, name))
+				if (!ok || g.EdgeName(l) != name) && bad < 10 {
+					bad++
+					var got []string
+					for _, e := range g.Edges(id) {
+						got = append(got, g.EdgeName(e.Label))
+					}
+					t.Errorf("%s@%#x: no edge %s (edges %v)", class, addr, name, got)
+				}
+			}
+		}
 	})
 }

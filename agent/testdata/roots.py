@@ -37,6 +37,10 @@ ctypes.pythonapi.Py_IncRef(ctypes.py_object(leak))   # the leaked reference
 leak_addr = id(leak)
 del leak
 
+# Held outside the heap and by this module too: its path is the module's.
+shared = [bytearray(1 << 16)]
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(shared))
+
 consts = outer.__code__.co_consts
 const = [c for c in consts if type(c) is str and c.startswith("a constant")][0]
 nested = [c for c in consts if type(c) is type(outer.__code__)][0]
@@ -48,4 +52,5 @@ print(json.dumps({
     "join": id(str.__dict__["join"]), "str": id(str), "int": id(int), "int_dict": id(gc.get_referents(int.__dict__)[0]),
     "base": id(Base), "derived": id(Derived), "filters": id(warnings.filters), "modules": id(sys.modules),
     "name": id(name), "plain": id(plain), "leak": leak_addr,
+    "shared": id(shared), "shared_bytes": id(shared[0]),
 }))
