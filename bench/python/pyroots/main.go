@@ -2,7 +2,7 @@
 // objects held outside the heap (analyze.NativeHeld: more references than
 // the snapshot shows), by type, and the share of the bytes no root of the
 // snapshot reaches (objects that "hang nowhere" until the held objects are
-// made extra roots). bench/python/REPORTS.md quotes it, before and after
+// made extra roots). bench/python/ROOTS.md quotes it, before and after
 // changes to the agent's edges and roots.
 //
 //	pyroots [-list N] SNAPSHOT...
