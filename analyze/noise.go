@@ -122,6 +122,8 @@ var BuiltinNoise = []NoiseRule{
 	{Name: "python-functools-dispatch", Runtime: "python", Root: "functools", Reason: "singledispatch caches dispatch per type"},
 	{Name: "python-subclass-registry", Runtime: "python", Root: NativeRootName, Through: []string{"[*]"}, Type: "weakref.ReferenceType", Reason: "CPython records each class's subclasses (tp_subclasses) as weak references keyed by address; they grow with the subclasses, which are reported where they are held"},
 	{Name: "python-subclass-registry-keys", Runtime: "python", Root: NativeRootName, Through: []string{"<key>"}, Type: "int", Reason: "the keys of CPython's record of subclasses (tp_subclasses): the subclasses' addresses"},
+	{Name: "python-subclass-record", Runtime: "python", Through: []string{"<subclasses>", "[*]"}, Type: "weakref.ReferenceType", Reason: "CPython records each class's subclasses (tp_subclasses) as weak references keyed by address; they grow with the subclasses, which are reported where they are held"},
+	{Name: "python-subclass-record-keys", Runtime: "python", Through: []string{"<subclasses>", "<key>"}, Type: "int", Reason: "the keys of CPython's record of subclasses (tp_subclasses): the subclasses' addresses"},
 	{Name: "python-unittest-mock", Runtime: "python", Owner: "unittest.mock.*", Reason: "mocks record every call made to them (call_args_list, mock_calls) and keep their child mocks"},
 	{Name: "python-pytest", Runtime: "python", Owner: "_pytest.*", Reason: "pytest's fixtures record what each run of a test body does (caplog's records, monkeypatch's undo list) until the test ends"},
 	{Name: "python-new-modules", Runtime: "python", Type: "module", Reason: "a module imported once, on first use"},
