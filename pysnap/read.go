@@ -53,6 +53,33 @@ const (
 	secEnd      = 0x7FFFFFFF
 )
 
+// Object flags as the file writes them (docs/pysnap-format.md);
+// objectFlags maps them onto heap.Flags.
+const (
+	fileTracked   = 1
+	fileImmortal  = 2
+	fileOpaque    = 4
+	fileSynthetic = 8
+	fileInterned  = 16
+)
+
+// objectFlags maps an object's flags byte to its heap flags; bits the
+// format does not define are ignored.
+var objectFlags = func() (t [256]heap.Flags) {
+	for b := range t {
+		for _, m := range [...]struct {
+			bit  int
+			flag heap.Flags
+		}{{fileTracked, heap.FlagGCTracked}, {fileImmortal, heap.FlagImmortal}, {fileOpaque, heap.FlagOpaque},
+			{fileSynthetic, heap.FlagSynthetic}, {fileInterned, heap.FlagInterned}} {
+			if b&m.bit != 0 {
+				t[b] |= m.flag
+			}
+		}
+	}
+	return t
+}()
+
 const (
 	headerSize  = 16
 	sectionHead = 16

@@ -53,12 +53,12 @@ func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
 			// then has none rather than a column of zeros.
 			rd.b.SetRefcount(id, uint32(rc))
 		}
-		if f := heap.Flags(flags[i]); f != 0 {
+		if f := objectFlags[flags[i]]; f != 0 {
 			rd.b.SetFlags(id, f)
 		}
 		ne := uint64(le.Uint32(neds[i*4:]))
 		edge := rd.b.Edge
-		if heap.Flags(flags[i])&heap.FlagSynthetic != 0 {
+		if flags[i]&fileSynthetic != 0 {
 			// A synthetic object's edges are words of a runtime
 			// structure: those that are no object's address go quietly.
 			edge = rd.b.EdgeIfObject
