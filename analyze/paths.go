@@ -67,8 +67,8 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 	queue := make([]uint32, 0, min(n, 1<<16))
 	edges := g.AllEdges()
 	var late []uint32 // transient objects reached, searched from after every tier
+	head := 0         // queue holds every object reached, in the order reached
 	for tier := range 4 {
-		queue = queue[:0]
 		for i, root := range r.roots {
 			if tier == 3 || rootTier(root.Kind, i >= len(g.Roots())) != tier || r.parent[root.Object] != uint32(Unreachable) {
 				continue
@@ -81,7 +81,7 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 				queue = append(queue, uint32(root.Object))
 			}
 		}
-		for head := 0; head < len(queue) || (tier == 3 && len(late) > 0); head++ {
+		for ; head < len(queue) || (tier == 3 && len(late) > 0); head++ {
 			if head == len(queue) {
 				// Every object that others reach has its path: now the
 				// objects only transient ones hold.
