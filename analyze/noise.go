@@ -137,6 +137,7 @@ var BuiltinNoise = []NoiseRule{
 	{Name: "v8-system", Runtime: "v8", Type: "(system)", Reason: "VM-internal objects"},
 	{Name: "v8-object-shapes", Runtime: "v8", Type: "(object shape)", Reason: "hidden classes made once per object shape"},
 	{Name: "v8-compilation-cache", Runtime: "v8", ThroughType: []string{"(Compilation cache)"}, Reason: "V8's compilation cache"},
+	{Name: "node-binding-data", Runtime: "v8", ThroughType: []string{"Node / BindingData"}, Reason: "Node's own state per native module (the HTTP parser's buffer, fs statistics), made again as it is used"},
 	// Blink holds detached DOM nodes of its own for a while; memlab hides
 	// these paths by default (hideBrowserLeak) as not the page's doing.
 	{Name: "blink-style-engine", Runtime: "v8", ThroughType: []string{"StyleEngine"}, Type: "Detached *", Reason: "Blink's style engine keeps recently styled elements"},

@@ -116,3 +116,17 @@ func TestPathOwner(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeBindingData: what Node's per-module native state holds (the
+// HTTP parser's buffer, made again between snapshots of a server) is
+// Node's, not the program's; the program's objects are not set aside.
+func TestNodeBindingData(t *testing.T) {
+	buffer := analyze.PathGroup{Signature: []analyze.SigStep{{Type: "Node / BindingData"}, {Type: "Node / parser_buffer", Edge: "parser_buffer"}}}
+	if r := analyze.MatchNoise(analyze.BuiltinNoise, "v8", buffer); r == nil || r.Name != "node-binding-data" {
+		t.Errorf("the parser's buffer: rule %v, want node-binding-data", r)
+	}
+	session := analyze.PathGroup{Signature: []analyze.SigStep{{Type: "Object"}, {Type: "Array", Edge: "sessions"}, {Type: "Session", Edge: "[*]"}}}
+	if r := analyze.MatchNoise(analyze.BuiltinNoise, "v8", session); r != nil {
+		t.Errorf("the program's sessions set aside by %s", r.Name)
+	}
+}
