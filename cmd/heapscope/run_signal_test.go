@@ -393,7 +393,11 @@ func TestRunTraceAllocCrash(t *testing.T) {
 		status string
 		hint   bool
 	}{{"SEGV", "exit status 139", true}, {"TERM", "exit status 143", false}} {
-		r := startRun(t, []string{"--at-exit", "--trace-alloc"}, "sh", "-c", "echo ready; kill -"+tc.sig+" $$")
+		// The program ends itself once the test has seen it start.
+		gone := filepath.Join(t.TempDir(), "go")
+		r := startRun(t, []string{"--at-exit", "--trace-alloc"}, "sh", "-c",
+			"echo ready; while [ ! -e "+gone+" ]; do sleep 0.02; done; kill -"+tc.sig+" $$")
+		os.WriteFile(gone, nil, 0o600)
 		err := r.wait(t)
 		if fmt.Sprint(err) != tc.status {
 			t.Errorf("SIG%s: heapscope run ended with %v, want %s", tc.sig, err, tc.status)
