@@ -277,7 +277,7 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 		return
 	}
 	id := rd.b.Object(addr, p.typ, p.size)
-	rd.edge(id, addr, cls, rd.toClass())
+	rd.edge(id, addr, cls, rd.classLabel)
 	if (p.complete && int(n) != p.nbytes) || int(n) < p.nbytes || n > int64(c.win) {
 		if rd.badFields == 0 {
 			rd.badFieldsOff = off
@@ -311,19 +311,6 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 	}
 }
 
-// toClass is the label of the reference from an instance or an object
-// array to its class, as the JVM holds one in the object's header: a
-// class (and its loader, and the statics of the loader's classes) stays
-// alive while any instance does. Eclipse MAT shows it as <class> too.
-// Primitive arrays name no class in HPROF, and get no such edge.
-func (rd *reader) toClass() heap.Label {
-	if !rd.classLabelSet {
-		rd.classLabel = heap.NamedLabel(heap.Internal, rd.b.String("<class>"))
-		rd.classLabelSet = true
-	}
-	return rd.classLabel
-}
-
 // objArray handles an OBJ_ARRAY_DUMP whose n elements follow.
 func (rd *reader) objArray(addr, cls uint64, n int64, pass int) {
 	c := rd.c
@@ -354,7 +341,7 @@ func (rd *reader) objArray(addr, cls uint64, n int64, pass int) {
 	}
 	id := rd.b.Object(addr, rd.arrayType(cls), rd.model.arraySize(uint64(n), rd.model.ref))
 	if cls != 0 {
-		rd.edge(id, addr, cls, rd.toClass())
+		rd.edge(id, addr, cls, rd.classLabel)
 	}
 	var i uint64
 	for left := n * int64(I); left > 0; {

@@ -216,12 +216,20 @@ func TestSnapshotRefuses(t *testing.T) {
 // and no open inspector, and the process still runs (a capture after it
 // works).
 func TestSnapshotInterrupt(t *testing.T) {
-	bin := heapscopeBinary(t)
 	node := startLive(t, 200000)
+	interruptCapture(t, "--node", node.Process.Pid, "big.heapsnapshot", func() { assertInspectorClosed(t, node.Process.Pid) })
+}
+
+// interruptCapture runs heapscope snapshot FLAG PID into a fresh
+// directory, sends it SIGINT once its temporary file has something in
+// it, and checks that it exits 130 leaving nothing behind; then
+// survived checks the process, and a capture after the interrupted one
+// must write name, whole.
+func interruptCapture(t *testing.T, flag string, pid int, name string, survived func()) {
+	t.Helper()
 	dir := t.TempDir()
-	out := filepath.Join(dir, "big.heapsnapshot")
-	hs := exec.Command(bin, "snapshot", "--node", strconv.Itoa(node.Process.Pid), "-o", out)
-	// Mid-capture: the temporary file has its first chunk.
+	out := filepath.Join(dir, name)
+	hs := exec.Command(heapscopeBinary(t), "snapshot", flag, strconv.Itoa(pid), "-o", out)
 	exited, stderr := startUntil(t, hs, "the interrupt", 20*time.Millisecond, stageWritten(dir))
 	hs.Process.Signal(syscall.SIGINT)
 	err := <-exited
@@ -229,12 +237,12 @@ func TestSnapshotInterrupt(t *testing.T) {
 		t.Fatalf("heapscope exit %d (%v), want 130; stderr:\n%s", code, err, stderr.String())
 	}
 	assertOnly(t, dir)
-	assertInspectorClosed(t, node.Process.Pid)
+	survived()
 	var so, se bytes.Buffer
-	if err := run([]string{"snapshot", "--node", strconv.Itoa(node.Process.Pid), "-o", out}, &so, &se); err != nil {
+	if err := run([]string{"snapshot", flag, strconv.Itoa(pid), "-o", out}, &so, &se); err != nil {
 		t.Fatalf("a capture after the interrupted one: %v\n%s", err, se.String())
 	}
-	assertOnly(t, dir, "big.heapsnapshot")
+	assertOnly(t, dir, name)
 }
 
 // sleeperJava is a JVM program that prints "ready" and waits.
@@ -271,27 +279,12 @@ const bigJava = `public class Sleeper {
 // JVM writes its dump: heapscope waits for jcmd, removes the partial
 // dump and exits 130; the JVM still runs, and a capture after it works.
 func TestSnapshotJavaInterrupt(t *testing.T) {
-	bin := heapscopeBinary(t)
 	jvm := startJavaProgram(t, -1, bigJava, "-Xmx512m")
-	dir := t.TempDir()
-	out := filepath.Join(dir, "big.hprof")
-	hs := exec.Command(bin, "snapshot", "--java", strconv.Itoa(jvm.Process.Pid), "-o", out)
-	// Mid-dump: the JVM has written part of the temporary file.
-	exited, stderr := startUntil(t, hs, "the interrupt", 20*time.Millisecond, stageWritten(dir))
-	hs.Process.Signal(syscall.SIGINT)
-	err := <-exited
-	if code := hs.ProcessState.ExitCode(); code != 130 {
-		t.Fatalf("heapscope exit %d (%v), want 130; stderr:\n%s", code, err, stderr.String())
-	}
-	assertOnly(t, dir)
-	if err := jvm.Process.Signal(syscall.Signal(0)); err != nil {
-		t.Fatalf("the JVM did not survive the interrupted dump: %v", err)
-	}
-	var so, se bytes.Buffer
-	if err := run([]string{"snapshot", "--java", strconv.Itoa(jvm.Process.Pid), "-o", out}, &so, &se); err != nil {
-		t.Fatalf("a capture after the interrupted one: %v\n%s", err, se.String())
-	}
-	assertOnly(t, dir, "big.hprof")
+	interruptCapture(t, "--java", jvm.Process.Pid, "big.hprof", func() {
+		if err := jvm.Process.Signal(syscall.Signal(0)); err != nil {
+			t.Fatalf("the JVM did not survive the interrupted dump: %v", err)
+		}
+	})
 }
 
 // stageWritten reports whether dir holds a temporary file of heapscope's
