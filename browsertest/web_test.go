@@ -290,13 +290,26 @@ func eval[T any](t *testing.T, b *browser, js string) T {
 	return v
 }
 
-// wait polls a JavaScript condition until it holds.
+// wait polls a JavaScript condition until it holds. A condition that
+// throws (it looked for an element the page has not drawn yet) counts as
+// not yet true; if it never holds, the failure shows what it last threw.
 func (b *browser) wait(t *testing.T, what, cond string) {
 	t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+	safe := "(() => { try { return !!(" + cond + "); } catch (e) { return false; } })()"
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](safe, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
 		loc, _ := chromedp.Run(b.ctx, chromedp.Location())
-		t.Fatalf("wait for %s: %v (page at %s)", what, err, loc)
+		_, last := chromedp.Run(b.ctx, chromedp.Evaluate[bool](cond))
+		t.Fatalf("wait for %s: %v (page at %s; the condition now: %v)", what, err, loc, last)
 	}
+}
+
+// open goes to an address of the app and waits until the view drawn is
+// the one for that address: a change of the hash alone is handled later,
+// in the hashchange event, and until then the old view is on the page.
+func (b *browser) open(t *testing.T, what, url string) {
+	t.Helper()
+	b.run(t, "open "+what, chromedp.Navigate(url))
+	b.wait(t, what+" drawn", `document.getElementById('main').dataset.hash === location.hash`)
 }
 
 // clean checks that the page threw no exception, broke no rule of its
@@ -393,7 +406,7 @@ func overview(t *testing.T, b *browser, url string, c runtimeCase, snaps []strin
 
 // summaryTable filters the summary by a type and sorts it by count.
 func summaryTable(t *testing.T, b *browser, url string, c runtimeCase) {
-	b.run(t, "open the summary", chromedp.Navigate(site(url)+"#/summary?s=2"))
+	b.open(t, "the summary", site(url)+"#/summary?s=2")
 	b.wait(t, "the summary", `document.querySelector('[data-table="summary"][data-total]') !== null`)
 	total := eval[int](t, b, `Number(document.querySelector('[data-table="summary"]').dataset.total)`)
 	b.run(t, "filter the summary", chromedp.SendKeys(chromedp.CSS(`[data-table="summary"] input.filter`), c.leaked))
@@ -416,7 +429,7 @@ func summaryTable(t *testing.T, b *browser, url string, c runtimeCase) {
 // clicks a rectangle of the treemap, which must focus the page on that
 // object (or one of its children, drawn inside it).
 func treeClicks(t *testing.T, b *browser, url string) {
-	b.run(t, "open the tree", chromedp.Navigate(site(url)+"#/tree?s=2&id=root"))
+	b.open(t, "the tree", site(url)+"#/tree?s=2&id=root")
 	b.wait(t, "the top of the tree", `document.querySelectorAll('table.tree tr[data-depth="1"]').length > 0`)
 	// Expand the first object that has children.
 	id := eval[string](t, b, `(() => { const r = [...document.querySelectorAll('table.tree tr[data-depth="1"]')].find(r => !r.querySelector('button.toggle').disabled); return r.dataset.id; })()`)
@@ -461,7 +474,10 @@ func treeClicks(t *testing.T, b *browser, url string) {
 		t.Fatal("no object drawn in the treemap")
 	}
 	b.run(t, "click the treemap", chromedp.MouseClickXY(hit.X, hit.Y))
-	b.wait(t, "the focused tree", `/[?&]id=\d+/.test(location.hash) && document.querySelector('.crumbs b') !== null && document.querySelectorAll('table.tree tr[data-depth="0"]').length === 1`)
+	// The hash changes as the click is handled, the view only when the
+	// hashchange event is: until then the old view (the roots) is still
+	// drawn, with its own breadcrumb and top row.
+	b.wait(t, "the focused tree", `/[?&]id=\d+/.test(location.hash) && document.getElementById('main').dataset.hash === location.hash && document.querySelector('.crumbs b') !== null && document.querySelectorAll('table.tree tr[data-depth="0"]').length === 1`)
 	hash := eval[string](t, b, `location.hash`)
 	focused := eval[string](t, b, `document.querySelector('table.tree tr[data-depth="0"]').dataset.id`)
 	crumb := eval[string](t, b, `document.querySelector('.crumbs b').textContent`)
@@ -493,7 +509,7 @@ func treeClicks(t *testing.T, b *browser, url string) {
 // whyPath asks why the planted leaked type is alive, opens the sample
 // path and follows its last step to the object in the tree.
 func whyPath(t *testing.T, b *browser, url string, c runtimeCase) {
-	b.run(t, "open why", chromedp.Navigate(site(url)+"#/why?s=2&type="+strings.ReplaceAll(c.leaked, "$", "%24")))
+	b.open(t, "why", site(url)+"#/why?s=2&type="+strings.ReplaceAll(c.leaked, "$", "%24"))
 	b.wait(t, "the paths", `document.querySelector('[data-table="why"][data-total]') !== null`)
 	text := b.text(t, `[data-table="why"] tbody`)
 	if !strings.Contains(text, c.planted[0]) {
@@ -520,7 +536,7 @@ func whyPath(t *testing.T, b *browser, url string, c runtimeCase) {
 // leaksView shows exactly the two planted leaks (the same findings as
 // the leaks command's acceptance test).
 func leaksView(t *testing.T, b *browser, url string, c runtimeCase) {
-	b.run(t, "open leaks", chromedp.Navigate(site(url)+"#/leaks"))
+	b.open(t, "leaks", site(url)+"#/leaks")
 	b.wait(t, "the findings", `document.querySelector('[data-table="leaks"][data-total]') !== null`)
 	paths := eval[[]string](t, b, `[...document.querySelectorAll('[data-table="leaks"] tbody tr details.path summary')].map(s => s.textContent)`)
 	for _, p := range c.planted {
@@ -546,7 +562,7 @@ func leaksView(t *testing.T, b *browser, url string, c runtimeCase) {
 // trendView plots the steadily growing types; the planted type is in the
 // table.
 func trendView(t *testing.T, b *browser, url string, c runtimeCase) {
-	b.run(t, "open trend", chromedp.Navigate(site(url)+"#/trend"))
+	b.open(t, "trend", site(url)+"#/trend")
 	b.wait(t, "the chart", `Number(document.getElementById('trend-chart').dataset.series) > 0`)
 	series := eval[int](t, b, `echarts.getInstanceByDom(document.getElementById('trend-chart')).getOption().series.length`)
 	checked := eval[int](t, b, `document.querySelectorAll('[data-table="trend"] input[type=checkbox]:checked').length`)
@@ -624,7 +640,7 @@ func TestScreenshots(t *testing.T) {
 	}
 	b.run(t, "open the page with its token", chromedp.Navigate(url))
 	for _, s := range shots {
-		b.run(t, "open "+s.name, chromedp.Navigate(site(url)+s.hash))
+		b.open(t, s.name, site(url)+s.hash)
 		b.wait(t, s.name, s.ready)
 		if s.name == "why" {
 			b.run(t, "open a path", chromedp.Click(chromedp.CSS(`[data-table="why"] details.path summary`)))

@@ -451,6 +451,10 @@
     try { nodes = fn(params); } catch (err) { nodes = [failure(err)]; }
     main.replaceChildren(...[nodes].flat().filter(Boolean));
     main.dataset.view = view;
+    // The address this view was drawn for: location.hash changes at once
+    // when a link or a click sets it, the view only when hashchange is
+    // handled, so a reader of the page tells the two apart with this.
+    main.dataset.hash = location.hash;
     window.scrollTo(0, 0);
   }
 
