@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -186,6 +187,29 @@ func TestJavaLeaks(t *testing.T) {
 	why := whyText(t, snap("final"), "Leaky$Session")
 	if !strings.Contains(why, "sessions java.util.HashMap -> table java.util.HashMap$Node[] -> [*] java.util.HashMap$Node -> value Leaky$Session") {
 		t.Errorf("why Leaky$Session does not go through the sessions map:\n%s", why)
+	}
+
+	// check's allowances name what leaks reports: the sessions (the
+	// finding's objects are the map's nodes, whose values they are), and
+	// the lambda by a pattern, since its hidden class's name carries an
+	// address. Without the "*" the lambda is no longer allowed.
+	for _, tc := range []struct {
+		lambda string
+		code   int
+	}{{"Leaky$$Lambda*", 0}, {"Leaky$$Lambda", 1}} {
+		cfg := filepath.Join(dir, "allow.json")
+		if err := os.WriteFile(cfg, []byte(`{"allow": [{"type": "Leaky$Session"}, {"type": "`+tc.lambda+`"}]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		err := run([]string{"check", "--config", cfg, snap("baseline"), snap("target"), snap("final")}, &stdout, &stderr)
+		if code := exitCode(err); code != tc.code {
+			t.Errorf("check allowing %s: exit %d (%v), want %d\n%s", tc.lambda, code, err, tc.code, stdout.String())
+		}
+		if !regexp.MustCompile(`(?m)^pass \(allowed\): 900 Leaky\$Session in java.util.HashMap`).Match(stdout.Bytes()) ||
+			tc.code == 1 && !regexp.MustCompile(`(?m)^leak: 900 Leaky\$\$Lambda.*/0x`).Match(stdout.Bytes()) {
+			t.Errorf("check allowing %s:\n%s", tc.lambda, stdout.String())
+		}
 	}
 }
 

@@ -56,7 +56,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 			v.Fail, v.Reason = false, "below the threshold"
 		default:
 			for _, a := range cfg.Allow {
-				if a.covers(x.Type, path, x.Count, x.Retained) {
+				if a.covers(x, path) {
 					v.Fail, v.Reason = false, "allowed"
 					if a.Reason != "" {
 						v.Reason += ": " + a.Reason

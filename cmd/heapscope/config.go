@@ -25,9 +25,13 @@ type config struct {
 	MinCount int    `json:"min_count"`
 }
 
-// allowance lets a finding through: its type equals Type (when set) and
-// its path text contains Path (when set), and it stays within Count
-// objects and Bytes retained bytes (0: no limit).
+// allowance lets a finding through: its type, or the type of the
+// entries it names (Session, for a finding of HashMap$Nodes whose values
+// are Sessions), equals Type (when set; a "*" in Type stands for any
+// text, so "App$$Lambda*" names a lambda whose hidden class carries a
+// different address in every run) and its path
+// text contains Path (when set), and it stays within Count objects and
+// Bytes retained bytes (0: no limit).
 type allowance struct {
 	Type   string `json:"type"`
 	Path   string `json:"path"`
@@ -36,10 +40,11 @@ type allowance struct {
 	Reason string `json:"reason"`
 }
 
-func (a allowance) covers(typ, path string, count int, retained uint64) bool {
-	if a.Type != "" && a.Type != typ {
+func (a allowance) covers(x analyze.LeakFinding, path string) bool {
+	if a.Type != "" && !a.names(x.Type) && (x.Element == "" || !a.names(x.Element)) {
 		return false
 	}
+	count, retained := x.Count, x.Retained
 	if a.Path != "" && !strings.Contains(path, a.Path) {
 		return false
 	}
@@ -50,6 +55,14 @@ func (a allowance) covers(typ, path string, count int, retained uint64) bool {
 		return false
 	}
 	return a.Type != "" || a.Path != ""
+}
+
+// names reports whether the allowance's Type names a type.
+func (a allowance) names(typ string) bool {
+	if strings.Contains(a.Type, "*") {
+		return analyze.MatchClass(typ, a.Type)
+	}
+	return a.Type == typ
 }
 
 // readConfig reads a config file; "" gives the empty config. A missing,
