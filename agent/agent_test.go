@@ -347,24 +347,11 @@ func testEdgeNames(t *testing.T, py string) {
 	wantEdge(t, g, o("cell"), o("captured"), "cell_contents", heap.Strong)
 	wantEdge(t, g, o("wr"), o("wr_target"), "<referent>", heap.Weak)
 	wantEdge(t, g, o("slot"), o("slot_a"), ".a", heap.Strong)
-	// An attribute: inline (3.11+: named by the agent's check) or in the
-	// instance's __dict__ (before 3.11).
-	if l, ok := edgeTo(g, o("holder"), o("payload")); ok {
-		if g.EdgeName(l) != ".payload" {
-			t.Errorf("holder -> payload is %q, want .payload", g.EdgeName(l))
-		}
-	} else {
-		var d heap.ObjectID = heap.None
-		for _, e := range g.Edges(o("holder")) {
-			if g.EdgeName(e.Label) == "__dict__" {
-				d = e.To
-			}
-		}
-		if d == heap.None {
-			t.Fatalf("holder has neither .payload nor __dict__")
-		}
-		wantEdge(t, g, d, o("payload"), ".payload", heap.Strong)
-	}
+	wantAttr(t, g, o("holder"), o("payload"), ".payload")
+	// Attributes no method of the class names: set from outside, or by
+	// argparse through setattr.
+	wantAttr(t, g, o("loose"), o("attached"), ".attached")
+	wantAttr(t, g, o("args"), o("chosen"), ".chosen")
 	wantEdge(t, g, o("bound"), o("bm"), "__self__", heap.Strong)
 	wantEdge(t, g, o("wrapper"), o("bm"), "__self__", heap.Strong)
 	// A weak container's entries are held through weak references.
@@ -795,4 +782,27 @@ func TestEnv(t *testing.T) {
 	if strings.Count(got, "PYTHONTRACEMALLOC=") != 2 {
 		t.Errorf("PYTHONTRACEMALLOC given twice:\n%s", got)
 	}
+}
+
+// wantAttr checks that attribute name of from holds to: inline (3.11+:
+// named by the agent's check) or in the instance's __dict__ (before
+// 3.11).
+func wantAttr(t *testing.T, g *heap.Graph, from, to heap.ObjectID, name string) {
+	t.Helper()
+	if l, ok := edgeTo(g, from, to); ok {
+		if g.EdgeName(l) != name {
+			t.Errorf("%s -> %s is %q, want %s", typeName(g, from), typeName(g, to), g.EdgeName(l), name)
+		}
+		return
+	}
+	var d heap.ObjectID = heap.None
+	for _, e := range g.Edges(from) {
+		if g.EdgeName(e.Label) == "__dict__" {
+			d = e.To
+		}
+	}
+	if d == heap.None {
+		t.Fatalf("%s has neither %s nor __dict__", typeName(g, from), name)
+	}
+	wantEdge(t, g, d, to, name, heap.Strong)
 }

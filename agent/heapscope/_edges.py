@@ -579,7 +579,8 @@ _MISSING = object()
 def _inline_candidates(t, view=None):
     """Attribute names instances of t may hold inline, as copies, if t's
     attribute lookup cannot run the program's code or compare its keys
-    (generic_getattr); else (). view: t's mro_view, if made already."""
+    (generic_getattr); else (): the names in t's shared keys, and those
+    its methods use. view: t's mro_view, if made already."""
     try:
         if view is None:
             view = mro_view(t)
@@ -587,6 +588,10 @@ def _inline_candidates(t, view=None):
             return ()
         defined = view[0]
         seen = {}
+        # The names in the class's shared keys: every attribute set on
+        # an instance, also from outside the class (setattr, obj.x = ...).
+        for x in _native.cached_key_names(t, _T_FLAGS(t)):
+            seen[x] = True
         for c, d in view[2]:
             if c is object:
                 continue

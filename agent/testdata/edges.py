@@ -1,4 +1,5 @@
 # (e) Edge names.
+import argparse
 import json
 import sys
 import weakref
@@ -21,6 +22,12 @@ class Holder:
 
 
 holder = Holder()
+# Attributes set from outside the class (no method names them): 3.11+
+# keeps them inline, named only in the class's shared keys.
+loose = Obj()
+loose.attached = Obj()
+args = argparse.ArgumentParser().parse_args([])
+setattr(args, "chosen", Obj())
 cache = {}
 cache["k"] = Obj()
 items = [Obj(), Obj(), Obj()]
@@ -58,7 +65,8 @@ def run():
     return id(local_obj)
 
 
-out = {"local": run(), "holder": id(holder), "payload": id(holder.payload), "cache": id(cache), "cache_k": id(cache["k"]),
+out = {"local": run(), "holder": id(holder), "payload": id(holder.payload),
+       "loose": id(loose), "attached": id(loose.attached), "args": id(args), "chosen": id(args.chosen), "cache": id(cache), "cache_k": id(cache["k"]),
        "items": id(items), "item1": id(items[1]), "closure": id(closure),
        "closure_tuple": id(closure.__closure__), "cell": id(closure.__closure__[0]),
        "captured": id(closure.__closure__[0].cell_contents),
