@@ -117,7 +117,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		return sp
 	}
 	fin := pathsOf(final)
-	tree, paths := fin.t, fin.r
+	tree := fin.t
 	hold := newHolders(final)
 	owns := func(entry, v heap.ObjectID) bool { return tree.Idom(v) == entry }
 
@@ -171,7 +171,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 			f.Element = final.TypeName(final.Type(el))
 		}
 		f.Where = Where(grp)
-		f.Bytes = groupBytes(final, paths, grp)
+		f.Bytes = grp.Shallow
 		if r := MatchNoise(rules, rep.Runtime, grp); r != nil {
 			f.Noise = r.Name
 			if r.Owner != "" {
@@ -262,25 +262,6 @@ func survivors(baseline, target, final *heap.Graph, mode IdentityMode, rep *Leak
 	}
 	rep.Leaked = len(leaked)
 	return leaked
-}
-
-// groupBytes sums the shallow sizes of the objects in final whose path
-// has grp's signature. It walks only the objects of grp's type.
-func groupBytes(final *heap.Graph, paths *Retainers, grp PathGroup) uint64 {
-	if grp.Count == 1 && len(grp.Sample.Steps) > 0 {
-		return final.Size(grp.Sample.Steps[len(grp.Sample.Steps)-1].Object)
-	}
-	return uint64(grp.Count) * avgSize(final, grp)
-}
-
-// avgSize is the average shallow size of the sample's type; groups are
-// made of one type, so this is exact for fixed-size objects and close for
-// the rest.
-func avgSize(g *heap.Graph, grp PathGroup) uint64 {
-	if len(grp.Sample.Steps) == 0 {
-		return 0
-	}
-	return g.Size(grp.Sample.Steps[len(grp.Sample.Steps)-1].Object)
 }
 
 // famGroup is a path group of the objects of one class family (see
@@ -588,6 +569,7 @@ func (sp snapshotPaths) foldGroups(groups []famGroup) []famGroup {
 				o.Signature[j].Repeated = o.Signature[j].Repeated || sig[j].Repeated
 			}
 			o.Count += g.Count
+			o.Shallow += g.Shallow
 			o.Retained += g.Retained
 		}
 		if sig[len(sig)-1].Type != target {

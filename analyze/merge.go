@@ -28,7 +28,8 @@ type PathGroup struct {
 	RootKind  heap.RootKind
 	RootName  string
 	Signature []SigStep
-	Count     int // objects in the group
+	Count     int    // objects in the group
+	Shallow   uint64 // the sum of their shallow sizes
 	// Retained is the memory the group's objects retain, each object
 	// counted once across all groups (see [TopMost]).
 	Retained uint64
@@ -118,6 +119,7 @@ func mergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID, alt *heap.Graph)
 		long[i] |= l
 		grp := &groups[i]
 		grp.Count++
+		grp.Shallow += g.Size(id)
 		if tally != nil {
 			tally.add(i, id)
 		}

@@ -87,6 +87,7 @@ func naiveMerge(r *Retainers, t *DomTree, objs []heap.ObjectID) ([]PathGroup, in
 			groups[i].Signature[k].Repeated = groups[i].Signature[k].Repeated || st.Repeated
 		}
 		groups[i].Count++
+		groups[i].Shallow += r.g.Size(id)
 		if isTop[id] {
 			groups[i].Retained += ret[id]
 			delete(isTop, id)

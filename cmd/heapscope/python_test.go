@@ -169,6 +169,48 @@ func TestPythonTrend(t *testing.T) {
 	}
 }
 
+// TestPythonLeakBytes runs an asyncio server that keeps each request's
+// line, no two of one size: the leak's shallow bytes are the sum of
+// sys.getsizeof of the values one round of requests left, not its count
+// times one member's size, and never more than what they retain.
+func TestPythonLeakBytes(t *testing.T) {
+	dir := t.TempDir()
+	var want struct{ Count, Bytes uint64 }
+	if err := json.Unmarshal(runPython(t, "asyncserver.py", dir), &want); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Rows []struct {
+			Type     string `json:"type"`
+			Place    string `json:"place"`
+			Count    uint64 `json:"count"`
+			Shallow  uint64 `json:"shallow_bytes"`
+			Retained uint64 `json:"retained_bytes"`
+		} `json:"rows"`
+	}
+	args := []string{"leaks", "--json"}
+	for _, n := range []string{"baseline", "target", "final"} {
+		args = append(args, filepath.Join(dir, n+".pysnap"))
+	}
+	runJSON(t, &rep, args...)
+	found := false
+	for _, r := range rep.Rows {
+		if r.Type != "bytes" || r.Place != "module __main__.sessions" {
+			continue
+		}
+		found = true
+		if r.Count != want.Count || r.Shallow != want.Bytes {
+			t.Errorf("%d bytes objects, shallow %d bytes; sys.getsizeof: %d, %d bytes", r.Count, r.Shallow, want.Count, want.Bytes)
+		}
+		if r.Shallow > r.Retained {
+			t.Errorf("shallow %d bytes over retained %d", r.Shallow, r.Retained)
+		}
+	}
+	if !found {
+		t.Errorf("no leak of bytes in module __main__.sessions: %+v", rep.Rows)
+	}
+}
+
 // TestPythonCensus takes a census and a full snapshot of the same heap:
 // the census counts the same objects of the program's types with the
 // same sizes, and the commands that need references refuse it.
