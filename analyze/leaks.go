@@ -138,6 +138,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		groups, rep.Unreached = fin.mergeSites(top, target)
 	}
 	var counts [2]map[string]int
+	finCounts := map[string]map[string]int{}
 	if opt.Scaling {
 		counts = signatureCounts(baseline, target, groups, pathsOf)
 	}
@@ -154,7 +155,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 			if rep.Mode != IdentityNone {
 				// grp counts only the leaked objects; count the path's
 				// objects in final as in the others.
-				c = countSignature(fin, fg)
+				c = countSignature(fin, fg, finCounts)
 			}
 			f.Counts = []int{a, b, c}
 			if !(b > a && c > b && 2*(c-b) >= b-a) {
@@ -315,10 +316,7 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 		m := map[string]int{}
 		byType := objectsOfTypes(g, types, sp.c.fold)
 		for _, name := range types {
-			grps, _ := sp.merge(byType[name])
-			for _, grp := range grps {
-				m[grp.key()] += grp.Count
-			}
+			sp.count(byType[name], m)
 		}
 		return m
 	}
@@ -417,31 +415,28 @@ func signatureCounts(baseline, target *heap.Graph, groups []famGroup, pathsOf fu
 		sp := pathsOf(g)
 		byType := objectsOfTypes(g, types, sp.c.fold)
 		for _, name := range types {
-			grps, _ := sp.merge(byType[name])
-			for _, grp := range grps {
-				out[i][grp.key()] += grp.Count
-			}
+			sp.count(byType[name], out[i])
 		}
 	}
 	return out
 }
 
 // countSignature counts the objects of fg's type (and class family) in
-// sp's snapshot that fg's path signature holds.
-func countSignature(sp snapshotPaths, fg famGroup) int {
+// sp's snapshot that fg's path signature holds. memo keeps the counts of
+// each type's groups (see snapshotPaths.count) for the next call.
+func countSignature(sp snapshotPaths, fg famGroup, memo map[string]map[string]int) int {
 	n := len(fg.Signature)
 	if n == 0 {
 		return 0
 	}
 	name := fg.Signature[n-1].Type
-	grps, _ := sp.merge(objectsOfTypes(sp.r.g, []string{name}, sp.c.fold)[name])
-	want := fg.key()
-	for _, x := range grps {
-		if x.key() == want {
-			return x.Count
-		}
+	m, ok := memo[name]
+	if !ok {
+		m = map[string]int{}
+		sp.count(objectsOfTypes(sp.r.g, []string{name}, sp.c.fold)[name], m)
+		memo[name] = m
 	}
-	return 0
+	return m[fg.key()]
 }
 
 // snapshotPaths is a snapshot's shortest paths and dominator tree, with
@@ -472,6 +467,22 @@ func (sp snapshotPaths) merge(objs []heap.ObjectID) (groups []famGroup, unreache
 // mergeSites is merge, with the sites of objects the graph has none for
 // taken from alt (see siteTally).
 func (sp snapshotPaths) mergeSites(objs []heap.ObjectID, alt *heap.Graph) (groups []famGroup, unreached int) {
+	return sp.group(objs, func(objs []heap.ObjectID) ([]PathGroup, int) { return mergePaths(sp.r, sp.t, objs, alt) })
+}
+
+// count adds to m the number of objects of objs in each group (by
+// famGroup.key) that merge would make, without what else merge says of
+// the groups (their samples and retained sizes), which costs far more.
+func (sp snapshotPaths) count(objs []heap.ObjectID, m map[string]int) {
+	groups, _ := sp.group(objs, func(objs []heap.ObjectID) ([]PathGroup, int) { return countPaths(sp.r, objs), 0 })
+	for _, grp := range groups {
+		m[grp.key()] += grp.Count
+	}
+}
+
+// group is merge, with the groups of objects of one family (or of none)
+// made by merge.
+func (sp snapshotPaths) group(objs []heap.ObjectID, merge func([]heap.ObjectID) ([]PathGroup, int)) (groups []famGroup, unreached int) {
 	var plain []heap.ObjectID
 	byFam := map[string][]heap.ObjectID{}
 	for _, id := range objs {
@@ -482,7 +493,7 @@ func (sp snapshotPaths) mergeSites(objs []heap.ObjectID, alt *heap.Graph) (group
 		}
 	}
 	add := func(objs []heap.ObjectID, fam string) {
-		grps, u := mergePaths(sp.r, sp.t, objs, alt)
+		grps, u := merge(objs)
 		unreached += u
 		for _, g := range grps {
 			groups = append(groups, famGroup{PathGroup: g, fam: fam})

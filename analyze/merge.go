@@ -96,36 +96,18 @@ func mergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID, alt *heap.Graph)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.sigs()
-	idx := map[int32]int{} // trie node -> group
-	var nodes []int32
-	var long []uint32
 	var samples []heap.ObjectID
 	tally := newSiteTally(g, alt)
-	for _, id := range objs {
-		if int(id) >= g.NumObjects() || !r.Reached(id) {
-			unreached++
-			continue
-		}
-		k, l := r.target(s, id)
-		i, ok := idx[k]
-		if !ok {
-			i = len(nodes)
-			idx[k] = i
-			nodes = append(nodes, k)
-			long = append(long, 0)
+	groups, unreached = countPathsLocked(r, s, objs, func(i int, id heap.ObjectID, grp *PathGroup) {
+		if i == len(samples) {
 			samples = append(samples, id)
-			groups = append(groups, PathGroup{})
 		}
-		long[i] |= l
-		grp := &groups[i]
-		grp.Count++
-		grp.Shallow += g.Size(id)
 		if tally != nil {
 			tally.add(i, id)
 		}
 		if t == nil {
 			samples[i] = min(samples[i], id)
-			continue
+			return
 		}
 		if isTop.has(uint32(id)) {
 			grp.Retained += ret[id]
@@ -134,11 +116,10 @@ func mergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID, alt *heap.Graph)
 		if cmpRetained(ret, uint32(id), uint32(samples[i])) < 0 {
 			samples[i] = id
 		}
-	}
+	})
 	keys := make([]string, len(groups))
 	for i := range groups {
 		grp := &groups[i]
-		grp.RootKind, grp.RootName, grp.Signature = s.steps(g, nodes[i], long[i])
 		keys[i] = sortKey(grp)
 		grp.Sample, _ = r.Path(samples[i])
 	}
@@ -165,6 +146,54 @@ func mergePaths(r *Retainers, t *DomTree, objs []heap.ObjectID, alt *heap.Graph)
 		sorted[i] = groups[o]
 	}
 	return sorted, unreached
+}
+
+// countPaths groups objs by path signature as [MergePaths] does, in
+// the order their groups first occur, with each group's root, signature,
+// Count and Shallow only: no samples, retained sizes or allocation
+// sites, for following the counts of paths across snapshots.
+func countPaths(r *Retainers, objs []heap.ObjectID) []PathGroup {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	groups, _ := countPathsLocked(r, r.sigs(), objs, nil)
+	return groups
+}
+
+// countPathsLocked is countPaths, calling each(i, id, group) for every
+// object reached, where i indexes the groups (an i not met before is a
+// new group). The caller holds r.mu.
+func countPathsLocked(r *Retainers, s *sigIndex, objs []heap.ObjectID, each func(int, heap.ObjectID, *PathGroup)) (groups []PathGroup, unreached int) {
+	g := r.g
+	idx := map[int32]int{} // trie node -> group
+	var nodes []int32
+	var long []uint32
+	for _, id := range objs {
+		if int(id) >= g.NumObjects() || !r.Reached(id) {
+			unreached++
+			continue
+		}
+		k, l := r.target(s, id)
+		i, ok := idx[k]
+		if !ok {
+			i = len(nodes)
+			idx[k] = i
+			nodes = append(nodes, k)
+			long = append(long, 0)
+			groups = append(groups, PathGroup{})
+		}
+		long[i] |= l
+		grp := &groups[i]
+		grp.Count++
+		grp.Shallow += g.Size(id)
+		if each != nil {
+			each(i, id, grp)
+		}
+	}
+	for i := range groups {
+		grp := &groups[i]
+		grp.RootKind, grp.RootName, grp.Signature = s.steps(g, nodes[i], long[i])
+	}
+	return groups, unreached
 }
 
 // sortKey orders groups of equal size and count: by root kind, root

@@ -207,6 +207,22 @@ func compareMerge(t *testing.T, name string, g *heap.Graph, r *Retainers, dt *Do
 		}
 		t.Fatalf("%s: %d unreached, want %d", name, gu, wu)
 	}
+	// countPaths makes the same groups, with their counts and sizes
+	// only, in the order they first occur.
+	counted := countPaths(r, sel)
+	if len(counted) != len(got) {
+		t.Fatalf("%s: countPaths makes %d groups, MergePaths %d", name, len(counted), len(got))
+	}
+	byKey := map[string]PathGroup{}
+	for _, grp := range got {
+		byKey[signatureKey(grp)] = PathGroup{RootKind: grp.RootKind, RootName: grp.RootName, Signature: grp.Signature,
+			Count: grp.Count, Shallow: grp.Shallow}
+	}
+	for _, c := range counted {
+		if m, ok := byKey[signatureKey(c)]; !ok || !reflect.DeepEqual(c, m) {
+			t.Fatalf("%s: countPaths group %+v, MergePaths %+v", name, c, m)
+		}
+	}
 }
 
 // TestMergePathsOracle compares MergePaths with the naive walk on random

@@ -72,7 +72,7 @@ func TrendAll(snaps []*heap.Graph) TrendReport {
 		r := ShortestPaths(g, PathOptions{})
 		byType := objectsOfTypes(g, steady, nil)
 		for _, name := range steady {
-			grps, _ := MergePaths(r, tree, byType[name])
+			grps := countPaths(r, byType[name])
 			for _, grp := range grps {
 				k := signatureKey(grp)
 				p, ok := paths[k]
