@@ -70,6 +70,7 @@ type Builder struct {
 	digAtVal  []uint64
 	nameObj   []ObjectID
 	nameStr   []StringID
+	namer     func(*Graph, ObjectID) (string, bool)
 	site      []SiteID
 	siteAt    []uint64 // addresses of sites given by address
 	siteAtID  []SiteID
@@ -345,6 +346,12 @@ func (b *Builder) SetName(id ObjectID, s StringID) {
 	b.nameObj = append(b.nameObj, id)
 	b.nameStr = append(b.nameStr, s)
 }
+
+// SetNamer has Build name the objects SetName left unnamed by what the
+// built graph holds (a Python class by its __qualname__ and module): f
+// returns the name of object id of g, or false. f sees g before Build
+// returns it and must only read it.
+func (b *Builder) SetNamer(f func(g *Graph, id ObjectID) (string, bool)) { b.namer = f }
 
 // SetDigest records a hash of id's whole content (see [Graph.Digest]).
 func (b *Builder) SetDigest(id ObjectID, d uint64) {
@@ -690,8 +697,55 @@ func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32)
 		meta:      b.meta,
 		warnings:  b.warnings,
 	}
+	namer := b.namer
 	*b = Builder{}
+	if namer != nil {
+		g.addNames(namer)
+	}
 	return g, nil
+}
+
+// addNames names the objects g has no name for that f names (see
+// [Builder.SetNamer]), each distinct name interned once.
+func (g *Graph) addNames(f func(*Graph, ObjectID) (string, bool)) {
+	var ids []ObjectID
+	var strs []StringID
+	interned := map[string]StringID{}
+	j := 0
+	for id := range ObjectID(len(g.typ)) {
+		if j < len(g.nameObj) && g.nameObj[j] == id {
+			j++
+			continue
+		}
+		s, ok := f(g, id)
+		if !ok {
+			continue
+		}
+		sid, ok := interned[s]
+		if !ok {
+			sid = StringID(len(g.strs))
+			g.strs = append(g.strs, s)
+			interned[s] = sid
+		}
+		ids = append(ids, id)
+		strs = append(strs, sid)
+	}
+	if len(ids) == 0 {
+		return
+	}
+	// Merge the two sorted columns.
+	objs := make([]ObjectID, 0, len(g.nameObj)+len(ids))
+	names := make([]StringID, 0, cap(objs))
+	a := 0
+	for i, id := range ids {
+		for a < len(g.nameObj) && g.nameObj[a] < id {
+			objs, names = append(objs, g.nameObj[a]), append(names, g.nameStr[a])
+			a++
+		}
+		objs, names = append(objs, id), append(names, strs[i])
+	}
+	objs, names = append(objs, g.nameObj[a:]...), append(names, g.nameStr[a:]...)
+	g.nameObj, g.nameStr = objs, names
 }
 
 // sortSparse sorts a sparse per-object column by object, keeping the first

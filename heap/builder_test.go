@@ -1,6 +1,7 @@
 package heap_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -162,8 +163,8 @@ func TestBuilderPendingEdges(t *testing.T) {
 }
 
 // TestNames checks the name column: names given out of order come back by
-// object, an object named twice keeps its first name, and a name for an
-// object that does not exist is dropped.
+// object, an object named twice keeps its first name, a name for an
+// object that does not exist is dropped, and a namer names the rest.
 func TestNames(t *testing.T) {
 	b := heap.NewBuilder(heap.ByID)
 	cls := b.Type("java.lang.Class")
@@ -175,6 +176,13 @@ func TestNames(t *testing.T) {
 	b.SetName(ids[1], b.String("class A"))
 	b.SetName(ids[1], b.String("class B"))
 	b.SetName(heap.ObjectID(9), b.String("class X"))
+	// The namer names what SetName did not: ids[0] and ids[2], not ids[1].
+	b.SetNamer(func(g *heap.Graph, id heap.ObjectID) (string, bool) {
+		if id == ids[3] {
+			return "", false
+		}
+		return fmt.Sprintf("obj %d", g.Size(id)/96+uint64(id)), true
+	})
 	g, err := b.Build()
 	if err != nil {
 		t.Fatal(err)
@@ -182,15 +190,15 @@ func TestNames(t *testing.T) {
 	if err := g.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	want := map[heap.ObjectID]string{ids[1]: "class A", ids[3]: "class C"}
+	want := map[heap.ObjectID]string{ids[0]: "obj 1", ids[1]: "class A", ids[2]: "obj 3", ids[3]: "class C"}
 	for _, id := range ids {
 		name, ok := g.Name(id)
 		if w, named := want[id]; name != w || ok != named {
 			t.Errorf("Name(%d) = %q, %v; want %q, %v", id, name, ok, w, named)
 		}
 	}
-	if g.NumNames() != 2 {
-		t.Errorf("NumNames() = %d, want 2", g.NumNames())
+	if g.NumNames() != 4 {
+		t.Errorf("NumNames() = %d, want 4", g.NumNames())
 	}
 }
 

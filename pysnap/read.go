@@ -352,6 +352,7 @@ func (rd *reader) finish(start int64, count uint32, length int64, nsections uint
 	if rd.badKinds > 0 {
 		rd.b.Warn(-1, "%d edges had an unknown kind and were read as strong", rd.badKinds)
 	}
+	rd.b.SetNamer(newNamer().name)
 	return rd.b.Build()
 }
 

@@ -211,6 +211,66 @@ func TestPythonLeakBytes(t *testing.T) {
 	}
 }
 
+// TestPythonNames checks that a real program's classes, functions and
+// modules are named in paths and in top's objects, as a Python
+// programmer names them, where they were type@, function@ and module@
+// an address: a function attribute, a class attribute, a module made at
+// run time, and the functions sympy's cache keeps.
+func TestPythonNames(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "a.pysnap")
+	var made map[string]uint64
+	if err := json.Unmarshal(runPython(t, "names.py", snap), &made); err != nil {
+		t.Fatal(err)
+	}
+	var why struct {
+		Rows []struct {
+			Path string `json:"path"`
+		} `json:"rows"`
+	}
+	paths := func(typ string) string {
+		runJSON(t, &why, "why", "--json", snap, typ)
+		var all []string
+		for _, r := range why.Rows {
+			all = append(all, r.Path)
+		}
+		return strings.Join(all, "\n")
+	}
+	got := paths("bytearray")
+	for _, want := range []string{
+		"module __main__ -> .handler function __main__.handler -> ",
+		"module __main__ -> .Registry class __main__.Registry -> .shared list -> [*] bytearray",
+		"module plugins -> .table list -> [*] bytearray",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no path %q among\n%s", want, got)
+		}
+	}
+	if got := paths("functools._lru_cache_wrapper"); !strings.Contains(got, "-> [*] function sympy.core.") {
+		t.Errorf("sympy's cached functions are not named:\n%s", got)
+	}
+	for k, want := range map[string]string{"handler": "function __main__.handler", "registry": "class __main__.Registry",
+		"plugins": "module plugins"} {
+		var w struct {
+			Rows []struct {
+				Sample struct {
+					Steps []struct {
+						Name string `json:"name"`
+					} `json:"steps"`
+				} `json:"sample_path"`
+			} `json:"rows"`
+		}
+		runJSON(t, &w, "why", "--json", snap, fmt.Sprintf("%#x", made[k]))
+		if len(w.Rows) != 1 || len(w.Rows[0].Sample.Steps) == 0 {
+			t.Fatalf("why %s: %+v", k, w)
+		}
+		steps := w.Rows[0].Sample.Steps
+		if got := steps[len(steps)-1].Name; got != want {
+			t.Errorf("%s is named %q, want %q", k, got, want)
+		}
+	}
+}
+
 // TestPythonCensus takes a census and a full snapshot of the same heap:
 // the census counts the same objects of the program's types with the
 // same sizes, and the commands that need references refuse it.

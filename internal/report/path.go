@@ -46,8 +46,8 @@ func formatSteps(root string, edges, types []string, repeated []bool) []string {
 		if i > 0 && skipNamespace(edges, types, i) {
 			continue
 		}
-		if i == 0 && (strings.HasPrefix(root, types[0]+" ") || strings.HasSuffix(root, " "+types[0])) {
-			continue // "module app", not "module app -> module"; "vm (root)", not "vm (root) -> (root)"
+		if i == 0 && (root == types[0] || strings.HasPrefix(root, types[0]+" ") || strings.HasSuffix(root, " "+types[0])) {
+			continue // "module app", not "module app -> module" (or "-> module app"); "vm (root)", not "vm (root) -> (root)"
 		}
 		var b strings.Builder
 		if i > 0 && edges[i] != "" && types[i] != edges[i]+" (closure)" {
