@@ -66,32 +66,61 @@ setInterval(() => {}, 1000);
 console.log('ready');
 `
 
-// cancelOnWrite cancels a context at its first write: a capture
-// interrupted while the snapshot streams.
-type cancelOnWrite struct{ cancel context.CancelFunc }
+// cancelOnWrite cancels a context at its first write (a capture
+// interrupted while the snapshot streams) and counts the writes.
+type cancelOnWrite struct {
+	cancel context.CancelFunc
+	writes int
+}
 
-func (c cancelOnWrite) Write(p []byte) (int, error) {
+func (c *cancelOnWrite) Write(p []byte) (int, error) {
 	c.cancel()
+	c.writes++
 	return len(p), nil
 }
 
-// TestSnapshotCancelled cancels a capture while the snapshot streams:
-// Snapshot returns the cancellation, the inspector is closed, and the
-// process still runs (a later capture works).
+// failingWriter fails every write, as a full disk does.
+type failingWriter struct{ writes int }
+
+var errDiskFull = errors.New("no space left on device")
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	f.writes++
+	return 0, errDiskFull
+}
+
+// TestSnapshotCancelled cancels a capture while the snapshot streams,
+// then fails one as a full disk would: Snapshot returns the cancellation
+// or the write's error, nothing more is written after it, the inspector
+// is closed, and the process still runs (a later capture works). Node
+// is left to finish the snapshot it writes: it may crash if the
+// connection closes during one.
 func TestSnapshotCancelled(t *testing.T) {
 	cmd, _ := startNodeJS(t, bigHeapJS, "--inspect-port=0")
-	ctx, cancel := context.WithCancel(testCtx(t))
-	err := Snapshot(ctx, cmd.Process.Pid, cancelOnWrite{cancel}, Options{})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Snapshot() = %v, want context.Canceled", err)
+	for round := 0; round < 2; round++ {
+		ctx, cancel := context.WithCancel(testCtx(t))
+		w := &cancelOnWrite{cancel: cancel}
+		err := Snapshot(ctx, cmd.Process.Pid, w, Options{})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Snapshot() = %v, want context.Canceled", err)
+		}
+		var ce *CloseError
+		if errors.As(err, &ce) {
+			t.Fatalf("Snapshot() = %v: the inspector was not closed", err)
+		}
+		if w.writes != 1 {
+			t.Errorf("%d writes after the one that cancelled, want none", w.writes-1)
+		}
+		assertClosed(t, cmd.Process.Pid, nil)
+
+		f := &failingWriter{}
+		if err := Snapshot(testCtx(t), cmd.Process.Pid, f, Options{NoValues: round == 1}); !errors.Is(err, errDiskFull) || f.writes != 1 {
+			t.Fatalf("Snapshot() into a full disk = %v after %d writes, want %v after 1", err, f.writes, errDiskFull)
+		}
+		assertClosed(t, cmd.Process.Pid, nil)
 	}
-	var ce *CloseError
-	if errors.As(err, &ce) {
-		t.Fatalf("Snapshot() = %v: the inspector was not closed", err)
-	}
-	assertClosed(t, cmd.Process.Pid, nil)
 	if err := Snapshot(testCtx(t), cmd.Process.Pid, io.Discard, Options{}); err != nil {
-		t.Fatalf("Snapshot() after the cancelled one = %v", err)
+		t.Fatalf("Snapshot() after the cancelled ones = %v", err)
 	}
 	assertClosed(t, cmd.Process.Pid, nil)
 }

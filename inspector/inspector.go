@@ -35,7 +35,11 @@
 // captures short on shared machines.
 //
 // Taking a snapshot pauses the process for the time it takes V8 to walk
-// the heap and may need memory about the size of the heap again.
+// the heap and may need memory about the size of the heap again. Once a
+// snapshot is asked for, the connection stays open until the process has
+// sent all of it, even when the capture is cancelled or w fails (the rest
+// is read and dropped): Node can crash when the connection closes while
+// it writes a snapshot. Only [Options].Cleanup ending closes it sooner.
 package inspector
 
 import (
@@ -51,6 +55,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -76,9 +81,11 @@ type Options struct {
 	// NoValues writes the snapshot through [Redact]: string contents
 	// are replaced before they reach the writer.
 	NoValues bool
-	// Cleanup, if not nil, is the context of closing the inspector
-	// after the capture (at most 10 minutes in any case): cancel it to
-	// give up waiting (the inspector is then left open, and Snapshot
+	// Cleanup, if not nil, is the context of reading the rest of a
+	// snapshot after the capture's context ended, and of closing the
+	// inspector after the capture (at most 10 minutes in any case):
+	// cancel it to give up waiting (the inspector is then left open, and
+	// Node may crash if it was writing a snapshot; Snapshot
 	// says so). By default the capture's context without its
 	// cancellation.
 	Cleanup context.Context
@@ -129,11 +136,7 @@ func Snapshot(ctx context.Context, pid int, w io.Writer, opt Options) (err error
 		if !c.signaled {
 			return
 		}
-		base := context.WithoutCancel(ctx)
-		if opt.Cleanup != nil {
-			base = opt.Cleanup
-		}
-		cctx, cancel := context.WithTimeout(base, closeWait)
+		cctx, cancel := context.WithTimeout(cleanupBase(ctx, opt), closeWait)
 		defer cancel()
 		if cerr := c.close(cctx); cerr != nil && err == nil {
 			err = cerr
@@ -377,9 +380,18 @@ func snapshotURL(ctx context.Context, wsURL string, w io.Writer, opt Options, pi
 	if err != nil {
 		return err
 	}
-	stop := context.AfterFunc(ctx, func() { ws.c.Close() })
-	defer stop()
 	defer ws.close()
+	// Until the snapshot is asked for, ctx ending closes the connection.
+	// Once it is, the connection stays open to the snapshot's end (see
+	// session.snapshot): then only the cleanup's context ending, or
+	// closeWait, closes it.
+	g := &guard{ws: ws}
+	stop := context.AfterFunc(ctx, g.abort)
+	defer stop()
+	hard, cancel := context.WithTimeout(cleanupBase(ctx, opt), closeWait)
+	defer cancel()
+	stopHard := context.AfterFunc(hard, func() { ws.c.Close() })
+	defer stopHard()
 	s := &session{ws: ws}
 	if pid != 0 {
 		var v struct {
@@ -396,7 +408,7 @@ func snapshotURL(ctx context.Context, wsURL string, w io.Writer, opt Options, pi
 		}
 	}
 	if !opt.NoValues {
-		return wsErr(ctx, s.snapshot(w))
+		return wsErr(ctx, s.snapshot(ctx, w, g.begin))
 	}
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -405,12 +417,51 @@ func snapshotURL(ctx context.Context, wsURL string, w io.Writer, opt Options, pi
 		pr.CloseWithError(err) // unblocks the sender if Redact stopped early
 		done <- err
 	}()
-	err = s.snapshot(pw)
+	err = s.snapshot(ctx, pw, g.begin)
 	pw.CloseWithError(err)
 	if rerr := <-done; err == nil {
 		err = rerr
 	}
 	return wsErr(ctx, err)
+}
+
+// cleanupBase is the context that bounds the cleanup after a capture:
+// [Options].Cleanup, or ctx without its cancellation.
+func cleanupBase(ctx context.Context, opt Options) context.Context {
+	if opt.Cleanup != nil {
+		return opt.Cleanup
+	}
+	return context.WithoutCancel(ctx)
+}
+
+// A guard closes a connection when the capture's context ends, but only
+// until the snapshot has been asked for.
+type guard struct {
+	ws     *wsConn
+	mu     sync.Mutex
+	begun  bool // the snapshot was asked for: the connection stays open
+	closed bool // the connection was closed before that
+}
+
+// abort closes the connection unless the snapshot has begun.
+func (g *guard) abort() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.begun {
+		g.closed = true
+		g.ws.c.Close()
+	}
+}
+
+// begin marks the snapshot as begun, or fails if abort came first.
+func (g *guard) begin() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return errors.New("inspector: cancelled before the snapshot began")
+	}
+	g.begun = true
+	return nil
 }
 
 func wsErr(ctx context.Context, err error) error {

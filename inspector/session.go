@@ -1,6 +1,7 @@
 package inspector
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,24 +86,43 @@ func (s *session) evaluate(expression string) (json.RawMessage, error) {
 	}, nil)
 }
 
-// snapshot takes a heap snapshot and writes its chunks to w.
-func (s *session) snapshot(w io.Writer) error {
+// snapshot takes a heap snapshot and writes its chunks to w. begin is
+// called before the snapshot is asked for; an error from it stops there.
+//
+// Once asked for, the snapshot is read to its end whatever happens:
+// Node (20, at least) dies of SIGSEGV when the connection closes while
+// it writes a snapshot. So when ctx ends or w fails, the chunks that
+// follow are read and dropped, and the error is returned once Node has
+// answered that the snapshot is done. Only the connection's closing (by
+// the caller's cleanup deadline) ends it sooner.
+func (s *session) snapshot(ctx context.Context, w io.Writer, begin func() error) error {
 	if _, err := s.call("HeapProfiler.enable", nil, nil); err != nil {
 		return err
 	}
+	if err := begin(); err != nil {
+		return err
+	}
 	var wrote int64
+	var stopped error // why the chunks are dropped
 	_, err := s.call("HeapProfiler.takeHeapSnapshot", map[string]any{"reportProgress": false}, func(m *message) error {
-		if m.Method != "HeapProfiler.addHeapSnapshotChunk" {
+		if m.Method != "HeapProfiler.addHeapSnapshotChunk" || stopped != nil {
+			return nil
+		}
+		if stopped = ctx.Err(); stopped != nil {
 			return nil
 		}
 		n, err := io.WriteString(w, m.Params.Chunk)
 		wrote += int64(n)
-		return err
+		stopped = err
+		return nil
 	})
 	if err != nil {
 		return err
 	}
 	s.send("HeapProfiler.disable") // best effort, not waited for
+	if stopped != nil {
+		return stopped
+	}
 	if wrote == 0 {
 		return errors.New("inspector: the snapshot was empty")
 	}

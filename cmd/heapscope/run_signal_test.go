@@ -227,6 +227,9 @@ func TestRunForwardsSignals(t *testing.T) {
 			}
 			r.end(t, tc.end)
 			snapshotsOnly(t, r.dir, "0001-"+pid+"-signal."+tc.ext, "0002-"+pid+"-exit."+tc.ext)
+			if t.Failed() {
+				t.Logf("heapscope's stderr:\n%s", r.errText())
+			}
 			if n := countOf(t, filepath.Join(r.dir, "0002-"+pid+"-exit."+tc.ext), tc.typ); n != 321 {
 				t.Errorf("exit snapshot: %d objects of %s, want 321", n, tc.typ)
 			}

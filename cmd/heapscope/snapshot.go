@@ -65,7 +65,11 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	ctx, cleanup, caught, stop := interruptible(ctx, stderr)
+	risk := "" // what a second signal risks
+	if *nodePID != 0 {
+		risk = "; Node may crash if its connection closes during the snapshot"
+	}
+	ctx, cleanup, caught, stop := interruptible(ctx, stderr, risk)
 	defer stop()
 	var err error
 	switch {
@@ -105,10 +109,11 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 // for the cleanup after the capture, cancelled by a second signal; a
 // function that tells which signal came first (0 if none); and one that
 // stops catching them. On the first signal the capture ends its own way:
-// the inspector is closed (once the process has finished the snapshot it
-// is writing) and the temporary file removed before heapscope exits. A
-// second signal stops the waiting; a third ends heapscope at once.
-func interruptible(ctx context.Context, stderr io.Writer) (capture, cleanup context.Context, caught func() syscall.Signal, stop func()) {
+// Node is left to finish the snapshot it is writing, then its inspector
+// is closed, and the temporary file removed before heapscope exits. A
+// second signal stops the waiting (risk, if not "", says at what cost);
+// a third ends heapscope at once.
+func interruptible(ctx context.Context, stderr io.Writer, risk string) (capture, cleanup context.Context, caught func() syscall.Signal, stop func()) {
 	capture, cancelCapture := context.WithCancel(ctx)
 	cleanup, cancelCleanup := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
@@ -121,7 +126,7 @@ func interruptible(ctx context.Context, stderr io.Writer) (capture, cleanup cont
 			case s := <-sigs:
 				if n == 0 {
 					first <- s.(syscall.Signal)
-					fmt.Fprintf(stderr, "heapscope: %v: stopping the capture and cleaning up (again to stop waiting)\n", s)
+					fmt.Fprintf(stderr, "heapscope: %v: stopping the capture and cleaning up (again to stop waiting%s)\n", s, risk)
 					cancelCapture()
 					continue
 				}

@@ -53,12 +53,25 @@ func startLive(t *testing.T, big int) *exec.Cmd {
 func startReady(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
 	t.Helper()
 	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer // read once Wait has copied it all
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		// A test that failed shows what the program said and how it
+		// ended: it may have died before the test killed it.
+		stat, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "stat"))
+		_, state, _ := strings.Cut(string(stat), ") ")
 		cmd.Process.Kill()
 		cmd.Wait()
+		if t.Failed() {
+			how := "was killed when the test ended"
+			if stat == nil || strings.HasPrefix(state, "Z") {
+				how = "had ended by itself: " + cmd.ProcessState.String()
+			}
+			t.Logf("%s %d %s; its stderr:\n%s", filepath.Base(cmd.Path), cmd.Process.Pid, how, stderr.String())
+		}
 	})
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || strings.TrimSpace(line) != "ready" {
