@@ -112,7 +112,10 @@ func holdsElements(g *heap.Graph, x heap.ObjectID, kids []heap.ObjectID, isLeake
 // object, which holds it: "in Map sessions of onRequest (closure)", "in
 // dict .cache of module app", "in Array change of Object _events". Runtime objects between them (a Map's
 // table, a closure's context, an array's backing store) are passed
-// over. It returns "" when the path has no such holder.
+// over. A root object is named by its root when the root names it (a
+// Python module, "module app"), a Java class object by its class ("class
+// app.Cache"), never by the kind of GC root that holds it ("sticky
+// class"). It returns "" when the path has no such holder.
 func Where(grp PathGroup) string {
 	sig := grp.Signature
 	skip := func(j int) bool {
@@ -123,8 +126,10 @@ func Where(grp PathGroup) string {
 	name := func(j int) string {
 		s := sig[j]
 		switch {
-		case j == 0 && grp.RootName != "" && grp.RootName != NativeRootName:
-			return grp.RootKind.String() + " " + grp.RootName
+		case s.Name != "":
+			return s.Name // a Java class: "class app.Cache"
+		case j == 0 && grp.RootName != "" && grp.RootName != NativeRootName && grp.RootKind.String() == s.Type:
+			return grp.RootKind.String() + " " + grp.RootName // "module app"
 		case s.Edge == "" || s.Edge == "[*]" || s.Type == s.Edge+" (closure)":
 			return s.Type
 		}

@@ -77,8 +77,19 @@ func TestWhere(t *testing.T) {
 			{Type: "Session", Edge: "[*]"}},
 			"in Map sessions of onRequest (closure)"},
 		{"(root)", []st{{Type: "(root)"}, {Type: "(GC roots)", Edge: "[*]"}, {Type: "(array)", Edge: "[*]"}}, ""},
+		// Java: a class object by its class, not by the GC root's kind.
+		{"sticky class", []st{{Type: "java.lang.Class", Name: "class app.Cache"}, {Type: "java.util.HashMap", Edge: "CACHE"},
+			{Type: "java.util.HashMap$Node[]", Edge: "table"}, {Type: "java.util.HashMap$Node", Edge: "[*]"}},
+			"in java.util.HashMap$Node[] table of java.util.HashMap CACHE"},
+		{"sticky class", []st{{Type: "java.lang.Class", Name: "class app.Cache"}, {Type: "java.util.ArrayList", Edge: "LOG"},
+			{Type: "java.lang.Object[]", Edge: "elementData"}}, "in java.util.ArrayList LOG of class app.Cache"},
+		{"jni global", []st{{Type: "java.lang.invoke.MethodType"}, {Type: "java.lang.Class[]", Edge: "ptypes"}}, "in java.lang.invoke.MethodType"},
 	} {
-		grp := analyze.PathGroup{RootKind: heap.RootModule, RootName: tc.root, Signature: tc.sig}
+		kind := map[string]heap.RootKind{"sticky class": heap.RootClass, "jni global": heap.RootGlobal}[tc.root]
+		if kind == heap.RootOther {
+			kind = heap.RootModule
+		}
+		grp := analyze.PathGroup{RootKind: kind, RootName: tc.root, Signature: tc.sig}
 		if got := analyze.Where(grp); got != tc.want {
 			t.Errorf("Where(%v) = %q, want %q", tc.sig, got, tc.want)
 		}
