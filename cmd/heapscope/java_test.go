@@ -144,3 +144,51 @@ func TestJavaLoaderLeak(t *testing.T) {
 		t.Errorf("top does not name the plugin's table and why it lives:\n%s", text)
 	}
 }
+
+// TestJavaLeakPlaces runs testdata/warmup/Warmup.java, a real Java
+// program with two leaks in static arrays (sessions in KEPT, tokens in
+// the pages of PAGES) beside code first run between its baseline and
+// target dumps, and checks that leaks says where the leaked objects sit
+// in the program's words: by the class whose static holds them, never by
+// the kind of GC root that holds the class ("class sticky class"), and,
+// for the tokens spread over many pages, at every page rather than at
+// the one page of the sample path.
+func TestJavaLeakPlaces(t *testing.T) {
+	if _, err := exec.LookPath("javac"); err != nil {
+		t.Skip("javac is not installed")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	if out, err := exec.Command("javac", "-d", dir, filepath.Join("testdata", "warmup", "Warmup.java")).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("java", "-Xmx64m", "-cp", dir, "Warmup", dir).CombinedOutput(); err != nil {
+		t.Fatalf("java: %v\n%s", err, out)
+	}
+	snap := func(n string) string { return filepath.Join(dir, n+".hprof") }
+	var leaks struct {
+		Rows []struct {
+			Text   string `json:"text"`
+			Where  string `json:"where"`
+			Growth int    `json:"growth"`
+		} `json:"rows"`
+	}
+	runJSON(t, &leaks, "leaks", "--json", "--all", "--top", "0", snap("baseline"), snap("target"), snap("final"))
+	found := map[string]string{}
+	for _, r := range leaks.Rows {
+		if r.Growth == 600 {
+			found[r.Text] = r.Where
+		}
+		if strings.Contains(r.Where, "sticky class") || strings.Contains(r.Where, "jni global") {
+			t.Errorf("finding %q is said to be %q: named by its GC root's kind", r.Text, r.Where)
+		}
+	}
+	for text, where := range map[string]string{
+		"900 Warmup$Session in Warmup$Session[] at class Warmup.KEPT": "in Warmup$Session[] KEPT of class Warmup",
+		"900 Warmup$Token in Warmup$Token[] at class Warmup.PAGES[*]": "in Warmup$Token[] of Warmup$Token[][] PAGES",
+	} {
+		if got, ok := found[text]; !ok || got != where {
+			t.Errorf("finding %q (where %q) not found or where %q; findings grown by 600: %v", text, where, got, found)
+		}
+	}
+}

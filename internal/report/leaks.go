@@ -47,7 +47,7 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 				j.Place = PlaceText(holderPath(f))
 			}
 		} else {
-			j.Place = PlaceText(f.Sample)
+			j.Place = PlaceText(groupEdge(f.PathGroup, f.Sample))
 		}
 		for _, s := range f.Signature {
 			j.Signature = append(j.Signature, s.Edge+" "+stepLabel(s.Type, s.Name))
@@ -62,6 +62,32 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 func holderPath(f analyze.LeakFinding) analyze.Path {
 	p := f.Sample
 	p.Steps = p.Steps[:f.Holder+1]
+	return groupEdge(f.PathGroup, p)
+}
+
+// groupEdge returns p, a prefix of grp's sample path, with its last
+// step's edge as the group's signature has it when that edge is "[*]":
+// the objects of one group sit at many indices or keys (1,771 strings in
+// the arrays at java.lang.Object[][*], not all at the sample's [2007]).
+// A prefix that cannot be matched to the signature (a run of steps was
+// folded after it) is returned as it is.
+func groupEdge(grp analyze.PathGroup, p analyze.Path) analyze.Path {
+	n, sig := len(p.Steps), grp.Signature
+	j := len(sig) - 1 - (len(grp.Sample.Steps) - n)
+	if n == 0 || j < 0 || j >= len(sig) {
+		return p
+	}
+	for _, s := range sig[j:] {
+		if s.Repeated {
+			return p
+		}
+	}
+	last := p.Steps[n-1]
+	if sig[j].Edge != "[*]" || last.Edge == "[*]" || sig[j].Type != last.Type {
+		return p
+	}
+	p.Steps = append(p.Steps[:n-1:n-1], last)
+	p.Steps[n-1].Edge = "[*]"
 	return p
 }
 
@@ -93,7 +119,7 @@ func FindingText(f analyze.LeakFinding) string {
 		}
 		return s
 	}
-	if place := PlaceText(f.Sample); place != "" {
+	if place := PlaceText(groupEdge(f.PathGroup, f.Sample)); place != "" {
 		s += " at " + place
 	}
 	return s

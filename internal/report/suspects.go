@@ -98,7 +98,8 @@ func SuspectText(g *heap.Graph, r SuspectRow) string {
 // "class app.Cache", or its type, or the root's description when the
 // root holds it) and the field or index it is held by: "class
 // app.Cache.SESSIONS", "module app.cache", "app.Service.cache",
-// "java.lang.Object[][3]". It is "" for a root object.
+// "java.lang.Object[][3]", "class app.Cache.PAGES[3]" (an element of an
+// array a field holds). It is "" for a root object.
 func PlaceText(p analyze.Path) string {
 	n := len(p.Steps)
 	if n < 2 {
@@ -119,6 +120,13 @@ func PlaceText(p analyze.Path) string {
 	switch {
 	case edge == "":
 		return anchor
+	case strings.HasPrefix(edge, "[") && k > 0 && st.Name == "" && strings.HasSuffix(st.Type, "[]"):
+		// An element of a Java array that a field holds: "class
+		// app.Cache.PAGES[*]" rather than "app.Page[][][*]".
+		if at := PlaceText(analyze.Path{RootKind: p.RootKind, RootName: p.RootName, Steps: p.Steps[:k+1]}); at != "" {
+			return at + edge
+		}
+		return anchor + edge
 	case strings.HasPrefix(edge, ".") || strings.HasPrefix(edge, "["):
 		return anchor + edge
 	case strings.Trim(edge, "0123456789") == "":
