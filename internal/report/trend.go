@@ -70,6 +70,10 @@ func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types 
 	if err := header(w, f, srcs...); err != nil {
 		return err
 	}
+	if len(srcs) == 2 {
+		// One interval: whatever grew grew in every interval.
+		fmt.Fprintln(w, "two snapshots are one interval: whatever grew in it is \"steady\", a cache that filled once as much as a leak; a third snapshot tells them apart")
+	}
 	section(w, f, "Types")
 	if len(types) == 0 {
 		fmt.Fprintln(w, "no type changed")
