@@ -194,3 +194,23 @@ func TestDeepChain(t *testing.T) {
 		t.Errorf("RetainedByType = %+v", s)
 	}
 }
+
+// TestUnreachablesWeak: of the objects no retaining edge reaches, those a
+// reachable object reaches through a weak edge, and what they hold, are
+// counted as weakly reached; garbage and what only garbage holds are not.
+func TestUnreachablesWeak(t *testing.T) {
+	g := heaptest.MustParse(t, `
+runtime java
+root global r jni global
+r Holder 16 -> weak:referent=w .kept=k
+k Obj 8
+w Buf 100 -> .part=p .back=k
+p Buf 50
+o Obj 20 -> .x=q
+q Obj 30
+`)
+	u := Unreachables(Dominators(g, DomOptions{}))
+	if u.Count != 4 || u.Bytes != 200 || u.Weak != 2 || u.WeakBytes != 150 {
+		t.Errorf("Unreachables = %d objects, %d bytes; weakly reached %d, %d bytes; want 4, 200; 2, 150", u.Count, u.Bytes, u.Weak, u.WeakBytes)
+	}
+}

@@ -96,6 +96,12 @@ type UnreachableStats struct {
 	Count  int
 	Bytes  uint64     // shallow sizes summed
 	ByType []TypeStat // Retained is 0; sorted by Shallow, then name, then type ID
+	// Weak counts those of them that the roots reach through edges
+	// which do not retain (a Java SoftReference's or WeakReference's
+	// referent, and what it holds): alive in the runtime, but not
+	// retained by anything. WeakBytes sums their shallow sizes.
+	Weak      int
+	WeakBytes uint64
 }
 
 // Unreachables summarizes the objects left out of t.
@@ -122,7 +128,45 @@ func Unreachables(t *DomTree) UnreachableStats {
 		}
 	}
 	slices.SortFunc(u.ByType, cmpTypeStat)
+	if u.Count > 0 {
+		u.Weak, u.WeakBytes = weaklyReached(t)
+	}
 	return u
+}
+
+// weaklyReached counts the objects left out of t that a reachable object
+// reaches through an edge, of any kind, and through what they refer to:
+// the edges from reachable objects to unreachable ones are those that do
+// not retain.
+func weaklyReached(t *DomTree) (int, uint64) {
+	g := t.g
+	seen := newBitset(g.NumObjects())
+	var stack []heap.ObjectID
+	push := func(to heap.ObjectID) {
+		if int(to) < len(t.idom) && t.idom[to] == uint32(Unreachable) && !seen.has(uint32(to)) {
+			seen.set(uint32(to))
+			stack = append(stack, to)
+		}
+	}
+	for v, d := range t.idom {
+		if d == uint32(Unreachable) {
+			continue
+		}
+		for _, e := range g.Edges(heap.ObjectID(v)) {
+			push(e.To)
+		}
+	}
+	n, bytes := 0, uint64(0)
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n++
+		bytes += g.Size(v)
+		for _, e := range g.Edges(v) {
+			push(e.To)
+		}
+	}
+	return n, bytes
 }
 
 // TopRetained returns the k reachable objects with the largest retained

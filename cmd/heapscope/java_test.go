@@ -153,7 +153,8 @@ func TestJavaLoaderLeak(t *testing.T) {
 // the kind of GC root that holds the class ("class sticky class"), and,
 // for the tokens spread over many pages, at every page rather than at
 // the one page of the sample path. Over two of its dumps, trend says
-// that one interval cannot tell a cache that filled once from a leak.
+// that one interval cannot tell a cache that filled once from a leak,
+// and top counts what only a soft reference holds as alive.
 func TestJavaLeakPlaces(t *testing.T) {
 	if _, err := exec.LookPath("javac"); err != nil {
 		t.Skip("javac is not installed")
@@ -191,6 +192,16 @@ func TestJavaLeakPlaces(t *testing.T) {
 		if got, ok := found[text]; !ok || got != where {
 			t.Errorf("finding %q (where %q) not found or where %q; findings grown by 600: %v", text, where, got, found)
 		}
+	}
+
+	// What a soft reference alone holds is not retained, but alive.
+	var top struct {
+		Unreachable int `json:"unreachable"`
+		Weak        int `json:"unreachable_weak"`
+	}
+	runJSON(t, &top, "top", "--json", snap("final"))
+	if top.Weak < 65 || top.Weak > top.Unreachable {
+		t.Errorf("top: %d of %d unreachable objects reached through weak or soft references, want at least the 65 that SPARE holds", top.Weak, top.Unreachable)
 	}
 
 	// Over two of the dumps, trend cannot tell the JDK's caches that

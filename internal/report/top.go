@@ -129,6 +129,10 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 	if d.Unreachable.Count > 0 {
 		section(w, f, "Unreachable")
 		line := fmt.Sprintf("%s objects (%s) that no root reaches", Count(d.Unreachable.Count), Bytes(d.Unreachable.Bytes))
+		if u := d.Unreachable; u.Weak > 0 {
+			line = fmt.Sprintf("%s objects (%s) that no root reaches through edges that retain; %s of them (%s) are reached through weak or soft references and alive (why --weak)",
+				Count(u.Count), Bytes(u.Bytes), Count(u.Weak), Bytes(u.WeakBytes))
+		}
 		if f == Markdown {
 			line = mdLine(line)
 		}
@@ -218,6 +222,8 @@ func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
 	}
 	jw.field("unreachable", d.Unreachable.Count)
 	jw.field("unreachable_bytes", d.Unreachable.Bytes)
+	jw.field("unreachable_weak", d.Unreachable.Weak)
+	jw.field("unreachable_weak_bytes", d.Unreachable.WeakBytes)
 	jw.field("unreachable_types", unreachable)
 	return jw.end()
 }
