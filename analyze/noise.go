@@ -31,6 +31,14 @@ type NoiseRule struct {
 	// an Owner rule holds, further down the same path, is set aside with
 	// it (see [Leaks]).
 	Owner string `json:"owner,omitempty"`
+	// Within, when set, is the prefix of the type names of a runtime's
+	// own machinery ("java.lang.invoke."): the path must start at an
+	// object of such a type or at a class object of such a class, and
+	// every step after it, up to the grouped objects, must be one too, or
+	// an array, a java.lang.ref reference or a java.util collection's
+	// part (the machinery keeps its caches in them). What the machinery
+	// alone holds is its own.
+	Within string `json:"within,omitempty"`
 	// Reason says why this growth is not a leak.
 	Reason string `json:"reason"`
 }
@@ -65,7 +73,30 @@ func (r NoiseRule) Matches(runtime string, grp PathGroup) bool {
 	if r.Owner != "" && !globMatch(r.Owner, PathOwner(runtime, grp)) {
 		return false
 	}
-	return r.Root != "" || r.Type != "" || len(r.Through) > 0 || len(r.ThroughType) > 0 || r.Owner != ""
+	if r.Within != "" && !within(r.Within, grp.Signature) {
+		return false
+	}
+	return r.Root != "" || r.Type != "" || len(r.Through) > 0 || len(r.ThroughType) > 0 || r.Owner != "" || r.Within != ""
+}
+
+// within reports whether sig starts at an object of the machinery whose
+// type names start with prefix (see NoiseRule.Within) and goes, up to its
+// last step, through the machinery's objects, arrays, references and
+// java.util collections only.
+func within(prefix string, sig []SigStep) bool {
+	own := func(s SigStep) bool {
+		return strings.HasPrefix(s.Type, prefix) || strings.HasPrefix(s.Name, "class "+prefix)
+	}
+	if len(sig) == 0 || !own(sig[0]) {
+		return false
+	}
+	for i := 1; i < len(sig)-1; i++ {
+		s := sig[i]
+		if !own(s) && !strings.HasSuffix(s.Type, "[]") && !strings.HasPrefix(s.Type, "java.lang.ref.") && !strings.HasPrefix(s.Type, "java.util.") {
+			return false
+		}
+	}
+	return true
 }
 
 // plainContainers are, per runtime, the types [PathOwner] looks through:
@@ -129,6 +160,7 @@ var BuiltinNoise = []NoiseRule{
 	{Name: "python-new-modules", Runtime: "python", Type: "module", Reason: "a module imported once, on first use"},
 	{Name: "java-lambda-forms", Runtime: "java", ThroughType: []string{"java.lang.invoke.LambdaForm"}, Reason: "method handles are spun once per shape"},
 	{Name: "java-method-type-intern", Runtime: "java", ThroughType: []string{"java.lang.invoke.MethodType$ConcurrentWeakInternSet"}, Reason: "MethodType interning table"},
+	{Name: "java-method-handles", Runtime: "java", Within: "java.lang.invoke.", Reason: "what only the method handle machinery holds (the method types of linked call sites, lambda forms, bound method handle species, string concatenation shapes) is made once per call-site shape, when code first runs"},
 	{Name: "java-class-loading", Runtime: "java", Type: "java.lang.Class", Reason: "classes load once, on first use"},
 	{Name: "java-resolved-constants", Runtime: "java", Through: []string{"<resolved_references>"}, Reason: "constant-pool strings and objects resolved once, on first use"},
 	{Name: "java-parallel-lock-map", Runtime: "java", Through: []string{"parallelLockMap"}, Reason: "class loaders keep one lock per class name loaded"},

@@ -130,3 +130,36 @@ func TestNodeBindingData(t *testing.T) {
 		t.Errorf("the program's sessions set aside by %s", r.Name)
 	}
 }
+
+// TestWithinRule: java-method-handles sets aside what only the method
+// handle machinery holds, from its own classes' statics or a global
+// handle, through its caches (java.util collections, arrays, soft
+// references); what a program's class holds, method handles included,
+// stays a finding.
+func TestWithinRule(t *testing.T) {
+	type st = analyze.SigStep
+	cls := func(name string) st { return st{Type: "java.lang.Class", Name: "class " + name} }
+	for _, tc := range []struct {
+		sig  []st
+		want bool
+	}{
+		{[]st{{Type: "java.lang.invoke.MethodType"}}, true},
+		{[]st{{Type: "java.lang.invoke.MethodType"}, {Type: "java.lang.Class[]", Edge: "ptypes"}}, true},
+		{[]st{{Type: "java.lang.invoke.MethodType"}, {Type: "java.lang.invoke.MethodTypeForm", Edge: "form"},
+			{Type: "java.lang.ref.SoftReference[]", Edge: "lambdaForms"}, {Type: "java.lang.ref.SoftReference", Edge: "[*]"}}, true},
+		{[]st{cls("java.lang.invoke.StringConcatFactory"), {Type: "java.util.concurrent.ConcurrentHashMap", Edge: "PREPENDERS"},
+			{Type: "java.util.concurrent.ConcurrentHashMap$Node[]", Edge: "table"}, {Type: "java.util.concurrent.ConcurrentHashMap$Node", Edge: "[*]"},
+			{Type: "java.lang.invoke.BoundMethodHandle$Species_L", Edge: "val"}}, true},
+		// A program's class, and a program's object on the way.
+		{[]st{cls("app.Handlers"), {Type: "java.util.ArrayList", Edge: "ALL"}, {Type: "java.lang.Object[]", Edge: "elementData"},
+			{Type: "java.lang.invoke.DirectMethodHandle", Edge: "[*]"}}, false},
+		{[]st{cls("java.lang.invoke.StringConcatFactory"), {Type: "app.Box", Edge: "x"}, {Type: "app.Item", Edge: "item"}}, false},
+		{[]st{{Type: "app.Item"}}, false},
+	} {
+		grp := analyze.PathGroup{RootKind: heap.RootClass, RootName: "sticky class", Signature: tc.sig}
+		r := analyze.MatchNoise(analyze.BuiltinNoise, "java", grp)
+		if got := r != nil && r.Name == "java-method-handles"; got != tc.want {
+			t.Errorf("%v: set aside as the method handles' %v, want %v (rule %v)", tc.sig, got, tc.want, r)
+		}
+	}
+}

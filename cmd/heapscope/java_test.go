@@ -152,7 +152,8 @@ func TestJavaLoaderLeak(t *testing.T) {
 // in the program's words: by the class whose static holds them, never by
 // the kind of GC root that holds the class ("class sticky class"), and,
 // for the tokens spread over many pages, at every page rather than at
-// the one page of the sample path. Over two of its dumps, trend says
+// the one page of the sample path; that what only the JDK's method
+// handle machinery holds is set aside. Over two of its dumps, trend says
 // that one interval cannot tell a cache that filled once from a leak,
 // and top counts what only a soft reference holds as alive.
 func TestJavaLeakPlaces(t *testing.T) {
@@ -192,6 +193,30 @@ func TestJavaLeakPlaces(t *testing.T) {
 		if got, ok := found[text]; !ok || got != where {
 			t.Errorf("finding %q (where %q) not found or where %q; findings grown by 600: %v", text, where, got, found)
 		}
+	}
+
+	// What only the method handle machinery holds (the string
+	// concatenations and lambdas first run after the baseline linked it)
+	// is set aside, and none of the rest starts in it.
+	var all struct {
+		Rows []struct {
+			Text  string `json:"text"`
+			Noise string `json:"noise"`
+			Path  string `json:"path"`
+		} `json:"rows"`
+	}
+	runJSON(t, &all, "leaks", "--json", "--all", "--top", "0", snap("baseline"), snap("target"), snap("final"))
+	handles := 0
+	for _, r := range all.Rows {
+		if r.Noise == "java-method-handles" {
+			handles++
+		}
+		if r.Noise == "" && (strings.HasPrefix(r.Path, "jni global -> java.lang.invoke.") || strings.HasPrefix(r.Path, "sticky class -> class java.lang.invoke.")) {
+			t.Errorf("finding %q is the method handle machinery's: %s", r.Text, r.Path)
+		}
+	}
+	if handles == 0 {
+		t.Error("no finding set aside as the method handle machinery's")
 	}
 
 	// What a soft reference alone holds is not retained, but alive.

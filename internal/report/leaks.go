@@ -255,5 +255,8 @@ func ruleText(r analyze.NoiseRule) string {
 	if r.Owner != "" {
 		add("owner " + r.Owner)
 	}
+	if r.Within != "" {
+		add("within " + r.Within + "*")
+	}
 	return s
 }
