@@ -37,7 +37,8 @@ type TypeDelta struct {
 // DiffOptions tunes [Diff].
 type DiffOptions struct {
 	// Identity compares objects by their runtime identity (heap.Graph.Addr)
-	// as well as by type. Only meaningful when identities are stable across
+	// and type (see IdentityStable) as well as counting them by type.
+	// Only meaningful when identities are stable across
 	// snapshots of one process (V8 node ids); Python and HPROF addresses
 	// are reused or move.
 	Identity bool
@@ -97,12 +98,13 @@ func Diff(before, after *heap.Graph, opt DiffOptions) []TypeDelta {
 			d.New = 0
 		}
 		old := make(map[uint64]struct{}, before.NumObjects())
-		for id := range before.Objects() {
-			old[before.Addr(id)] = struct{}{}
+		for _, k := range Identities(before, IdentityStable) {
+			old[k] = struct{}{}
 		}
 		newByType := make([]int, after.NumTypes())
+		keys := Identities(after, IdentityStable)
 		for id := range after.Objects() {
-			if _, ok := old[after.Addr(id)]; !ok {
+			if _, ok := old[keys[id]]; !ok {
 				if f := fam.of(id); f != nil {
 					get(f.typ, f.label).New++
 					continue

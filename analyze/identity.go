@@ -12,7 +12,12 @@ type IdentityMode string
 
 const (
 	// IdentityStable: the runtime gives every object an id that stays the
-	// same for its whole life and is never reused (V8 node ids).
+	// same for its whole life (V8 node ids). Objects are matched by id
+	// and type: V8 gives a new object the id of a dead one whose address
+	// it took between two snapshots (its map of ids forgets dead objects
+	// only when it takes the next snapshot), and a different type tells
+	// them apart (a TypeScript checker's TypeObject took a NodeObject's
+	// id, in the tests).
 	IdentityStable IdentityMode = "stable ids"
 	// IdentityAddress: objects are matched by address and type (Python),
 	// and a new object at a reused address is told apart from the old one
@@ -59,13 +64,25 @@ var identitySeed = maphash.MakeSeed()
 // Keys of different objects collide with probability about 2^-64 per pair.
 func Identities(g *heap.Graph, mode IdentityMode) []uint64 {
 	if mode == IdentityStable {
-		keys := make([]uint64, g.NumObjects())
-		for id := range g.Objects() {
-			keys[id] = g.Addr(id)
-		}
-		return keys
+		return stableKeys(g)
 	}
 	keys, _ := ownKeys(g)
+	return keys
+}
+
+// stableKeys combines each object's id with a hash of its type name:
+// the id times an odd constant (one to one) xor the hash, so that keys of
+// different objects, or of one id under two types, collide with
+// probability about 2^-64 per pair.
+func stableKeys(g *heap.Graph) []uint64 {
+	typeHash := make([]uint64, g.NumTypes())
+	for t := range typeHash {
+		typeHash[t] = maphash.String(identitySeed, g.TypeName(heap.TypeID(t)))
+	}
+	keys := make([]uint64, g.NumObjects())
+	for id, t := range g.Types() {
+		keys[id] = g.Addr(heap.ObjectID(id))*0x9e3779b97f4a7c15 ^ typeHash[t]
+	}
 	return keys
 }
 
@@ -82,9 +99,10 @@ type Matcher struct {
 func NewMatcher(g *heap.Graph, mode IdentityMode, keep func(heap.ObjectID) bool) *Matcher {
 	m := &Matcher{mode: mode}
 	if mode == IdentityStable {
+		keys := stableKeys(g)
 		for id := range g.Objects() {
 			if keep == nil || keep(id) {
-				m.plain = append(m.plain, g.Addr(id))
+				m.plain = append(m.plain, keys[id])
 			}
 		}
 		slices.Sort(m.plain)
@@ -112,8 +130,9 @@ func NewMatcher(g *heap.Graph, mode IdentityMode, keep func(heap.ObjectID) bool)
 func (m *Matcher) Matches(g *heap.Graph) []bool {
 	out := make([]bool, g.NumObjects())
 	if m.mode == IdentityStable {
+		keys := stableKeys(g)
 		for id := range g.Objects() {
-			_, out[id] = slices.BinarySearch(m.plain, g.Addr(id))
+			_, out[id] = slices.BinarySearch(m.plain, keys[id])
 		}
 		return out
 	}

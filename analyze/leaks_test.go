@@ -255,3 +255,29 @@ func TestBlinkNoise(t *testing.T) {
 		t.Errorf("findings %v, %d suppressed; want Detached <li> x3 and the style engine's set aside", got, rep.Suppressed)
 	}
 }
+
+// TestV8ReusedIDs: V8 gives an object allocated where a dead one was the
+// dead one's id (as TypeScript's checker did, rebuilt in each snapshot:
+// a TypeObject took a NodeObject's id). An object of another type under
+// the target's id is not the target's object: neither alive in final nor
+// old in diff.
+func TestV8ReusedIDs(t *testing.T) {
+	snap := func(objs string) *heap.Graph {
+		return heaptest.MustParse(t, "runtime v8\nroot vm r (root)\nr@0x1 (root) 0 -> [1]=prog\nprog@0x3 Program 40 -> "+objs)
+	}
+	baseline := snap("\n")
+	// Between baseline and target: three nodes at ids 0x11, 0x13, 0x15.
+	target := snap("[0]=a [1]=b [2]=c\na@0x11 NodeObject 168\nb@0x13 NodeObject 168\nc@0x15 NodeObject 168\n")
+	// The nodes died; the next program's types took two of their ids,
+	// and the third node is still there.
+	final := snap("[0]=a [1]=b [2]=c\na@0x11 TypeObject 72\nb@0x13 TypeObject 72\nc@0x15 NodeObject 168\n")
+	rep := analyze.Leaks(baseline, target, final, analyze.LeakOptions{})
+	if rep.Leaked != 1 || len(rep.Findings) != 1 || rep.Findings[0].Type != "NodeObject" {
+		t.Errorf("%d leaked in %d findings (%+v), want the one NodeObject still alive", rep.Leaked, len(rep.Findings), rep.Findings)
+	}
+	for _, d := range analyze.Diff(target, final, analyze.DiffOptions{Identity: true}) {
+		if d.Type == "TypeObject" && d.New != 2 {
+			t.Errorf("diff: %d TypeObjects new, want 2", d.New)
+		}
+	}
+}

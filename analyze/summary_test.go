@@ -47,12 +47,12 @@ n New 100
 		t.Errorf("Diff() =\n%+v\nwant\n%+v", got, want)
 	}
 	// The DSL gives addresses by declaration order: a and b keep theirs, x
-	// takes the address c had, so only y and n are new.
+	// takes the address c had, but c was a Gone: x, y and n are new.
 	byType := map[string]int{}
 	for _, d := range analyze.Diff(before, after, analyze.DiffOptions{Identity: true}) {
 		byType[d.Type] = d.New
 	}
-	if byType["B"] != 1 || byType["New"] != 1 {
-		t.Errorf("identity diff new counts = %v, want B:1 New:1", byType)
+	if byType["B"] != 2 || byType["New"] != 1 {
+		t.Errorf("identity diff new counts = %v, want B:2 New:1", byType)
 	}
 }
