@@ -241,6 +241,7 @@ func checkJVM(pid int) error {
 			}
 		}
 	}
+	clearStaleAttachFile(dir, nspid)
 	const sigquit = 3
 	if caught&(1<<(sigquit-1)) == 0 {
 		// Without a SIGQUIT handler (-Xrs), only an attach listener that
@@ -250,6 +251,62 @@ func checkJVM(pid int) error {
 		}
 	}
 	return nil
+}
+
+// clearStaleAttachFile removes the attach socket that an earlier process
+// with the same pid left behind (dir is /proc/PID, nspid the pid as the
+// process sees it). A JVM killed without running its exit (SIGKILL, the
+// out-of-memory killer) leaves /tmp/.java_pidN, and when the system
+// gives N to a new JVM, jcmd finds the file, connects without waking the
+// JVM, and fails with "Connection refused"; and a JVM run with -Xrs would
+// seem to have a listener running. A socket file is stale when it is
+// older than the process: made over two seconds before it started.
+func clearStaleAttachFile(dir, nspid string) {
+	path := dir + "/root/tmp/.java_pid" + nspid
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().Type() != os.ModeSocket {
+		return
+	}
+	if start, ok := processStart(dir); ok && fi.ModTime().Before(start.Add(-2*time.Second)) {
+		os.Remove(path)
+	}
+}
+
+// processStart returns when the process of /proc/PID dir started: its
+// start time in /proc/PID/stat, in clock ticks since boot, after the boot
+// time in /proc/stat. A tick is 1/100 s: USER_HZ, which the kernel uses
+// for /proc on every architecture Go runs Linux on.
+func processStart(dir string) (time.Time, bool) {
+	stat, err := os.ReadFile(dir + "/stat")
+	if err != nil {
+		return time.Time{}, false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return time.Time{}, false
+	}
+	f := strings.Fields(string(stat[i+1:])) // from field 3, the state
+	if len(f) < 20 {
+		return time.Time{}, false
+	}
+	ticks, err := strconv.ParseUint(f[19], 10, 64) // field 22, starttime
+	if err != nil {
+		return time.Time{}, false
+	}
+	all, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}, false
+	}
+	for _, l := range strings.Split(string(all), "\n") {
+		if v, ok := strings.CutPrefix(l, "btime "); ok {
+			boot, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return time.Time{}, false
+			}
+			return time.Unix(boot, 0).Add(time.Duration(ticks) * 10 * time.Millisecond), true
+		}
+	}
+	return time.Time{}, false
 }
 
 // hprofMagic starts every HPROF file ("JAVA PROFILE 1.0.2\0").

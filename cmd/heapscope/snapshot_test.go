@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,8 +65,17 @@ func startReady(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
 		// ended: it may have died before the test killed it.
 		stat, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "stat"))
 		_, state, _ := strings.Cut(string(stat), ") ")
-		cmd.Process.Kill()
-		cmd.Wait()
+		// SIGTERM first: a JVM killed with SIGKILL leaves its attach
+		// socket in /tmp, which a later JVM given the same pid inherits.
+		cmd.Process.Signal(syscall.SIGTERM)
+		ended := make(chan struct{})
+		go func() { cmd.Wait(); close(ended) }()
+		select {
+		case <-ended:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-ended
+		}
 		if t.Failed() {
 			how := "was killed when the test ended"
 			if stat == nil || strings.HasPrefix(state, "Z") {
@@ -339,6 +350,39 @@ func startJavaProgram(t *testing.T, uid int, prog, xmx string) *exec.Cmd {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
 	}
 	return startReady(t, cmd)
+}
+
+// TestSnapshotJavaStaleAttachFile gives a JVM the attach socket that an
+// earlier process with its pid would have left (a JVM killed with
+// SIGKILL keeps /tmp/.java_pidN, and the system reuses pids): snapshot
+// --java removes it and dumps the JVM, where jcmd alone fails with
+// "Connection refused".
+func TestSnapshotJavaStaleAttachFile(t *testing.T) {
+	jvm := startJava(t, -1)
+	pid := jvm.Process.Pid
+	sock := fmt.Sprintf("/proc/%d/root/tmp/.java_pid%d", pid, pid)
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	l.Close()
+	t.Cleanup(func() { os.Remove(sock) })
+	hourAgo := time.Now().Add(-time.Hour)
+	if err := os.Chmod(sock, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(sock, hourAgo, hourAgo); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "app.hprof")
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"snapshot", "--java", strconv.Itoa(pid), "-o", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("snapshot --java with a stale attach file: %v\n%s", err, stderr.String())
+	}
+	if n := countOf(t, out, "Sleeper"); n != 1234 {
+		t.Errorf("%d Sleeper objects, want 1234", n)
+	}
 }
 
 // TestSnapshotJava dumps a live JVM with jcmd: a 0600 HPROF file, also
