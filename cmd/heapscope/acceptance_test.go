@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/heapscope/heapscope/agent"
 	"github.com/heapscope/heapscope/heap"
 	"github.com/heapscope/heapscope/heapfile"
+	"github.com/heapscope/heapscope/internal/report"
 )
 
 // leakFindings runs heapscope leaks --json on three snapshots and returns
@@ -187,6 +189,29 @@ func TestJavaLeaks(t *testing.T) {
 	why := whyText(t, snap("final"), "Leaky$Session")
 	if !strings.Contains(why, "sessions java.util.HashMap -> table java.util.HashMap$Node[] -> [*] java.util.HashMap$Node -> value Leaky$Session") {
 		t.Errorf("why Leaky$Session does not go through the sessions map:\n%s", why)
+	}
+
+	// The header counts the noise among the objects it names: "N of
+	// them, in M groups", as the JSON's suppressed_objects and suppressed.
+	var text, js, stderr bytes.Buffer
+	if err := run([]string{"leaks", snap("baseline"), snap("target"), snap("final")}, &text, &stderr); err != nil {
+		t.Fatalf("leaks: %v\n%s", err, stderr.String())
+	}
+	if err := run([]string{"leaks", "--json", snap("baseline"), snap("target"), snap("final")}, &js, &stderr); err != nil {
+		t.Fatalf("leaks --json: %v\n%s", err, stderr.String())
+	}
+	var counts struct {
+		Leaked      int `json:"leaked"`
+		Suppressed  int `json:"suppressed"`
+		SuppObjects int `json:"suppressed_objects"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &counts); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("they hold %s objects (", report.Count(counts.Leaked))
+	noise := fmt.Sprintf("; %s of them, in %s groups, set aside as known noise", report.Count(counts.SuppObjects), report.Count(counts.Suppressed))
+	if counts.Suppressed == 0 || !strings.Contains(text.String(), want) || !strings.Contains(text.String(), noise) {
+		t.Errorf("leaks' header does not say %q and %q:\n%s", want, noise, text.String())
 	}
 
 	// check's allowances name what leaks reports: the sessions (the

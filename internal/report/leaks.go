@@ -160,7 +160,7 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 			rep.Mode, Count(rep.New), Count(rep.Leaked), Bytes(rep.LeakedBytes))
 	}
 	if rep.Suppressed > 0 {
-		line += fmt.Sprintf("; %s groups (%s objects) set aside as known noise", Count(rep.Suppressed), Count(rep.SuppressedObjects))
+		line += fmt.Sprintf("; %s of them, in %s groups, set aside as known noise", Count(rep.SuppressedObjects), Count(rep.Suppressed))
 	}
 	if f == Markdown {
 		line = mdLine(line) + "\n"
