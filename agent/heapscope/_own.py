@@ -60,6 +60,17 @@ def _agent_file(fn):
     return type(fn) is str and fn.startswith(PKG_DIRS)
 
 
+# The name the package was loaded under: "heapscope", or the private
+# name that heapscope snapshot --python gives it inside another process
+# (_attach.py).
+_PKG = __name__.rpartition(".")[0] or "heapscope"
+
+
+def _agent_name(name):
+    """Whether name is the package's module name or one of its modules'."""
+    return type(name) is str and (name == _PKG or name.startswith(_PKG + "."))
+
+
 def agent_modules():
     """The agent's modules in sys.modules: the names and the modules."""
     mods = sys.modules
@@ -67,7 +78,7 @@ def agent_modules():
         return []
     out = []
     for name, m in list(_dict_items(mods)):
-        if type(name) is str and type(m) is _MOD and (name == "heapscope" or name.startswith("heapscope.")):
+        if _agent_name(name) and type(m) is _MOD:
             d = _MOD_DICT(m)
             if type(d) is dict and _agent_file(_str_get(d, "__file__")[1]):
                 out.append((name, m))
@@ -85,7 +96,7 @@ def _defined_here(o, t):
             for r in _get_referents(o):
                 if type(r) is dict:
                     m = _str_get(r, "__module__")[1]
-                    return type(m) is str and (m == "heapscope" or m.startswith("heapscope."))
+                    return _agent_name(m)
     except Exception as e:
         _host(e)
     return False

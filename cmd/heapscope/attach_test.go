@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/heapscope/heapscope/attach"
+	"github.com/heapscope/heapscope/heapfile"
 	"github.com/heapscope/heapscope/internal/heaptest"
 )
 
@@ -181,8 +182,35 @@ func TestSnapshotPython(t *testing.T) {
 		if rows := leaksJSON(t, snaps); rows[0].Type != "__main__.Leaked" || !strings.Contains(rows[0].Path, ".leak") {
 			t.Errorf("leaks did not find the leak first: %+v", rows[0])
 		}
+		agentObjects(t, snaps[2])
 		tg.healthy(t)
 	})
+}
+
+// agentObjects checks that a snapshot taken by attaching holds none of
+// the agent's objects (it runs as the package _heapscope_attach_NONCE):
+// no module, class or function of it, no instance of its classes but
+// the finder that the program's sys.meta_path holds while it loads, and
+// no function but the bootstrap that runs it (__main__._heapscope_attach_
+// NONCE, defined from a string).
+func agentObjects(t *testing.T, snap string) {
+	t.Helper()
+	g, err := heapfile.Open(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for id := range g.Objects() {
+		typ := g.TypeName(g.Type(id))
+		name, _ := g.Name(id)
+		if strings.Contains(typ+" "+name, "_heapscope_attach_") && !strings.HasSuffix(typ, "._attach._Finder") &&
+			!strings.HasPrefix(name, "function __main__._heapscope_attach_") {
+			found = append(found, typ+" "+name)
+		}
+	}
+	if len(found) > 0 {
+		t.Errorf("%s holds %d of the agent's objects, such as %q", snap, len(found), found[:min(5, len(found))])
+	}
 }
 
 // inParallel runs fn for each interpreter, as parallel subtests.
