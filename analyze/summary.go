@@ -19,6 +19,9 @@ type Overview struct {
 	// Census: the snapshot lists objects without their references (a
 	// Python census, heapscope.snapshot(edges=False)).
 	Census bool `json:"census,omitempty"`
+	// Layout is the object layout a Java dump's shallow sizes assume,
+	// and how the reader chose it.
+	Layout string `json:"layout,omitempty"`
 }
 
 // Describe returns the overview of g.
@@ -34,6 +37,7 @@ func Describe(g *heap.Graph) Overview {
 		Roots:    len(g.Roots()),
 		Warnings: len(g.Warnings()),
 		Census:   m.Attrs["census"] == "true",
+		Layout:   m.Attrs["layout"],
 	}
 }
 

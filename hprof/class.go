@@ -15,7 +15,6 @@ type classInfo struct {
 	statics                            []field // static fields with their values
 
 	name   string // internal form ("java/util/HashMap"), "" until resolved
-	layout *fieldLayout
 	plan   *plan
 	mirror uint64 // shallow size of the class object
 
@@ -235,38 +234,45 @@ func (r *reader) labelFields(k *classInfo) {
 
 func isRefType(t byte) bool { return isRef(t) }
 
-// fieldLayoutOf returns the HotSpot field layout of class c (memoized).
-// It lays out the classes of the chain that have no layout yet from the
-// top down, without recursion: a chain may be as long as the dump.
+// fieldLayoutOf returns the HotSpot field layout of class c under the
+// reader's model (memoized).
 func (r *reader) fieldLayoutOf(c *classInfo) fieldLayout {
-	if c.layout != nil {
-		return *c.layout
+	return r.layoutIn(&r.model, r.layouts, c)
+}
+
+// layoutIn returns the field layout of class c under model m, memoized
+// in memo. It lays out the classes of the chain that have no layout yet
+// from the top down, without recursion: a chain may be as long as the
+// dump.
+func (r *reader) layoutIn(m *model, memo map[*classInfo]*fieldLayout, c *classInfo) fieldLayout {
+	if l := memo[c]; l != nil {
+		return *l
 	}
 	r.resolve(c)
 	path := r.path[:0]
-	for k := c; k != nil && k.layout == nil; k = k.sup {
+	for k := c; k != nil && memo[k] == nil; k = k.sup {
 		path = append(path, k)
 	}
 	for i := len(path) - 1; i >= 0; i-- {
 		k := path[i]
-		base := fieldLayout{end: r.model.header}
+		base := fieldLayout{end: m.header}
 		if k.sup != nil {
-			base = *k.sup.layout
+			base = *memo[k.sup]
 		}
-		l := r.extendBy(k, base)
-		k.layout = &l
+		l := r.extendBy(m, k, base)
+		memo[k] = &l
 	}
 	r.path = path[:0]
-	return *c.layout
+	return *memo[c]
 }
 
 // extendBy returns the layout of class c whose superclass has layout
-// base.
-func (r *reader) extendBy(c *classInfo, base fieldLayout) fieldLayout {
+// base, under model m.
+func (r *reader) extendBy(m *model, c *classInfo, base fieldLayout) fieldLayout {
 	var prims, cprims []int
 	refs, crefs := 0, 0
 	group := map[string]bool{}
-	if r.hotspot {
+	if !r.android && m.rules != rulesLegacy {
 		for _, n := range contended[c.name] {
 			group[n] = true
 		}
@@ -284,29 +290,54 @@ func (r *reader) extendBy(c *classInfo, base fieldLayout) fieldLayout {
 			prims = append(prims, primSizes[f.typ&15])
 		}
 	}
-	if r.hotspot {
-		for _, z := range injected[c.name] {
-			if z == 0 {
+	if !r.android {
+		table := injected[m.era]
+		if table == nil {
+			table = injected[era9]
+		}
+		for _, z := range table[c.name] {
+			switch z {
+			case 0:
 				refs++
-			} else {
+			case word:
+				prims = append(prims, m.word)
+			default:
 				prims = append(prims, z)
 			}
 		}
 	}
-	if group["*"] {
-		return base.extendContended(cprims, crefs, r.model.ref)
+	switch m.rules {
+	case rulesLegacy:
+		return base.extendLegacy(prims, refs, m.ref, m.era != era9 && oopsFirst[c.name])
+	case rulesSealed:
+		if base.end > m.header {
+			// The superclasses have fields: this class's fields are
+			// appended after them, from a reference-size boundary,
+			// largest first, and fill no gap.
+			base = fieldLayout{end: int(alignUp(uint64(base.end), uint64(m.ref)))}
+			return base.appendAll(append(prims, cprims...), refs+crefs, m.ref)
+		}
 	}
-	l := base.extend(prims, refs, r.model.ref)
+	if group["*"] {
+		return base.extendContended(cprims, crefs, m.ref)
+	}
+	l := base.extend(prims, refs, m.ref)
 	if len(cprims)+crefs > 0 {
-		l = l.extendContended(cprims, crefs, r.model.ref)
+		l = l.extendContended(cprims, crefs, m.ref)
 	}
 	return l
 }
 
 // instanceSize returns the shallow size of an instance of c.
 func (r *reader) instanceSize(c *classInfo) uint64 {
-	l := r.fieldLayoutOf(c)
-	return alignUp(uint64(l.end), uint64(r.model.align))
+	return r.instanceSizeIn(&r.model, r.layouts, c)
+}
+
+// instanceSizeIn returns the shallow size of an instance of c under
+// model m.
+func (r *reader) instanceSizeIn(m *model, memo map[*classInfo]*fieldLayout, c *classInfo) uint64 {
+	l := r.layoutIn(m, memo, c)
+	return alignUp(uint64(l.end), uint64(m.align))
 }
 
 // mirrorSize returns the shallow size of the java.lang.Class object of c:

@@ -92,45 +92,82 @@
 //
 // # Shallow sizes
 //
-// HPROF carries no sizes. Read computes HotSpot's: for 8-byte ids (a
-// 64-bit JVM) a 12-byte header (mark word and compressed class pointer),
-// references of 4 bytes (compressed oops) unless the dump shows
-// otherwise, and 8-byte alignment unless the dump shows otherwise; for
-// 4-byte ids (32-bit JVMs, Android) an 8-byte header and 4-byte
-// references. Evidence from the dump: when an object array is followed
-// in the dump by an object that starts inside it were references 8 bytes
-// wide, references are 4 bytes; when objects follow object arrays exactly
-// where 8-byte references end them and never inside, they are 8 bytes.
-// The alignment is the greatest common divisor of the address differences
-// (at least 8, at most 256), trusted from 64 objects on.
+// HPROF carries no sizes. Read computes HotSpot's, under a layout it
+// tells from the dump itself and names in the metadata (Meta.Attrs
+// "layout", "object header", "reference size", "object alignment"):
 //
-//   - Instance: HotSpot's field layout (JDK 15+ FieldLayoutBuilder):
-//     the superclass's fields keep their places; the class's primitive
-//     fields, largest first, then its references, each go into the smallest
-//     gap that fits them at their natural alignment (gaps left by the
-//     superclass too), else at the end. Size = end of the last field,
-//     aligned. Fields HotSpot injects (ClassLoader.loader_data,
-//     MemberName.vmindex, Class.klass and six more) are not in the dump;
-//     a table adds them for JDK 17. @Contended fields of JDK classes
-//     (Thread.threadLocalRandom*, ConcurrentHashMap$CounterCell, Striped64$Cell,
-//     Exchanger$Node) are padded by 128 bytes before and after, from a table.
-//   - Object array: alignUp(header + 4 + n*ref, alignment).
-//   - Primitive array: alignUp(alignUp(header + 4, elem) + n*elem, alignment).
+//   - Alignment (ObjectAlignmentInBytes): the greatest common divisor of
+//     the address differences (at least 8, at most 256), trusted from 64
+//     objects on.
+//
+//   - Header, reference size and field layout rules: HotSpot writes the
+//     heap in address order, so an object mostly starts where the one
+//     before it in the dump ends. Pass 1 keeps up to 8,192 pairs of an
+//     object and its successor's address, spread over the dump; each
+//     candidate layout sizes them, and the one with the most exact fits
+//     less twice the overlaps (which cannot be) wins. The candidates for
+//     8-byte ids: 12-byte headers (compressed class pointers) or 16, 4-
+//     or 8-byte references (compressed oops or not), 8-byte compact
+//     headers (JDK 24+), each under three field layout rules (below);
+//     for 4-byte ids (a 32-bit JVM): an 8-byte header and 4-byte
+//     references. When the addresses tell nothing (too few exact fits,
+//     or ids that are not addresses), the most common layout of the
+//     dump's JDK: 12/4 and JDK 15+ rules, or the rules before JDK 15
+//     when the dump is of JDK 6 to 8 (see below).
+//
+//   - The JDK's generation, for the fields HotSpot injects: 9+ when the
+//     dump has java.lang.Module, 8 when it has java.util.HashMap$Node, 6-7
+//     when it has HashMap$Entry.
+//
+//   - Instance, JDK 15+ (FieldLayoutBuilder): the superclass's fields
+//     keep their places; the class's primitive fields, largest first,
+//     then its references, each go into the smallest gap that fits them
+//     at their natural alignment (gaps left by the superclass too), else
+//     at the end. With -XX:-UseEmptySlotsInSupers, a class whose
+//     superclasses have fields appends its own, largest first, from the
+//     next reference-size boundary, and fills no gap. Before JDK 15
+//     (ClassFileParser::layout_fields): each class's fields form a block
+//     that starts on a reference-size boundary after its superclass's:
+//     longs and doubles (the 4 bytes before the first one, when it is
+//     not 8-aligned, take one int, else shorts and bytes, else one
+//     reference), ints, shorts and chars, bytes and booleans, then the
+//     references; up to JDK 8 the sixteen java.lang classes whose offsets
+//     the VM hard-coded (String, Class, Integer...) put their references
+//     first and fill no gap. Size = end of the last field, aligned.
+//     Fields HotSpot injects are not in the dump; a table per JDK
+//     generation adds them (JDK 17's for 9+: ClassLoader.loader_data,
+//     MemberName.vmindex, Class.klass and six more; JDK 8's and 7's for
+//     java.lang.Class, ClassLoader and MemberName). @Contended fields of
+//     JDK classes (Thread.threadLocalRandom*,
+//     ConcurrentHashMap$CounterCell, Striped64$Cell, Exchanger$Node) are
+//     padded by 128 bytes before and after, from a table of JDK 17.
+//
+//   - Array: the elements start after the header and the u4 length,
+//     at the next machine word (8-byte elements at the next 8 bytes), as
+//     HotSpot before JDK 22 places them; with compact headers right
+//     after the length, at their own alignment. Object array:
+//     alignUp(base + n*ref, alignment); primitive array: alignUp(base +
+//     n*elem, alignment).
+//
 //   - Class object: a java.lang.Class instance (its layout plus the
 //     injected fields) followed by the class's static fields, laid out as
 //     instance fields are; synthetic statics ("<resolved_references>")
 //     take no room.
 //
-// Checked against GC.class_histogram of JDK 17 (G1, compressed oops):
-// the number of objects per class is equal, and so are the bytes per
-// class except java.lang.Class, which differs by less than 0.1%. Known
-// differences: classes whose injected or @Contended fields differ from
-// the tables (other JDK versions) are off by a few bytes per instance;
-// with class data sharing on, the histogram counts the archived mirrors
-// of classes not yet loaded, which HotSpot does not dump (references to
-// them, from the archive's roots array, are dropped with a warning);
-// compact object headers (JDK 24+) and -XX:-UseCompressedClassPointers
-// are not detected.
+// Checked against GC.class_histogram of JDK 17 (G1) by default and with
+// -XX:-UseCompressedOops, -XX:-UseCompressedClassPointers, both,
+// -XX:ObjectAlignmentInBytes=16 and -XX:-UseEmptySlotsInSupers: the
+// number of objects per class is equal, and so are the bytes per class
+// except java.lang.Class, which differs by less than 0.1%. The rules
+// before JDK 15 are checked on dumps written as JDK 6 lays objects out
+// (no older JVM runs here). Known differences: classes whose injected or
+// @Contended fields differ from the tables (JDK 21+ moved Thread's
+// @Contended fields) are off by a few bytes per instance; with class
+// data sharing on, the histogram counts the archived mirrors of classes
+// not yet loaded, which HotSpot does not dump (references to them, from
+// the archive's roots array, are dropped with a warning); JDK 22+ with
+// 16-byte headers packs array elements after the length, which is not
+// modelled.
 //
 // # Damage
 //

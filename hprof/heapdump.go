@@ -175,14 +175,7 @@ func (rd *reader) addObj(addr uint64) {
 		}
 		rd.gcd = gcd(rd.gcd, d)
 	}
-	if rd.prevEnd8 != 0 && addr > rd.prevAddr {
-		if addr < rd.prevEnd8 && addr >= rd.prevEnd4 {
-			rd.narrow++
-		} else if addr == rd.prevEnd8 {
-			rd.wide++
-		}
-	}
-	rd.prevEnd8 = 0
+	rd.samples.next(addr)
 	rd.addrs.add(addr)
 }
 
@@ -227,6 +220,7 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 	I := rd.idSize
 	if pass == 1 {
 		rd.addObj(addr)
+		rd.samples.note(sample{addr: addr, cls: cls})
 		e := &rd.counts[classSlot(cls)]
 		if cls != e.cls || !e.known {
 			info, nb, ok := rd.countRefs(cls)
@@ -332,11 +326,7 @@ func (rd *reader) objArray(addr, cls uint64, n int64, pass int) {
 				}
 			}
 		}
-		if n >= 2 && I == 8 {
-			rd.prevAddr = addr
-			rd.prevEnd4 = addr + 16 + 4*uint64(n)
-			rd.prevEnd8 = addr + 16 + 8*uint64(n)
-		}
+		rd.samples.note(sample{addr: addr, n: uint32(n), es: -1})
 		return
 	}
 	id := rd.b.Object(addr, rd.arrayType(cls), rd.model.arraySize(uint64(n), rd.model.ref))
@@ -364,6 +354,9 @@ func (rd *reader) objArray(addr, cls uint64, n int64, pass int) {
 func (rd *reader) primArray(addr uint64, et byte, n int64, es int, pass int, noData bool) {
 	if pass == 1 {
 		rd.addObj(addr)
+		if !noData {
+			rd.samples.note(sample{addr: addr, n: uint32(n), es: int8(es)})
+		}
 		return
 	}
 	t := rd.primTypes[et&15]
@@ -514,6 +507,15 @@ func (rd *reader) classDump(s *segment, off, stop int64, pass int) error {
 	}
 	id := rd.b.Object(ci.id, rd.classType_, size)
 	rd.b.SetName(id, rd.classObjectName(ci))
+	if reg := rd.classes[ci.id]; reg != nil && (reg.name == "java/lang/VersionProps" || reg.name == "sun/misc/Version") {
+		// The JDK's version, a constant the class keeps: the reader
+		// labels that string when it meets it.
+		for _, f := range ci.statics {
+			if isRef(f.typ) && rd.name(f.name) == "java_version" {
+				rd.versionAddr = f.val
+			}
+		}
+	}
 	for _, f := range ci.statics {
 		if isRef(f.typ) && f.val != 0 {
 			rd.edge(id, ci.id, f.val, heap.NamedLabel(heap.Strong, rd.b.String(rd.name(f.name))))

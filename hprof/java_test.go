@@ -174,6 +174,10 @@ func TestJavaHeap(t *testing.T) {
 		t.Errorf("warning: %v", w)
 	}
 	checkHistogram(t, g, histogram, false)
+	const layout = "64-bit, compressed oops, compressed class pointers, 8-byte alignment, JDK 15+ field layout (from object addresses)"
+	if got := g.Meta().Attrs["layout"]; got != layout {
+		t.Errorf("layout %q, want %q", got, layout)
+	}
 	if n := graphHistogram(g)["LeakDemo$Session"].count; n < 5000 {
 		t.Errorf("%d LeakDemo$Session objects, want at least 5000", n)
 	}
@@ -256,6 +260,54 @@ func TestJavaHeap(t *testing.T) {
 		if rootNames[want] == 0 {
 			t.Errorf("roots = %v, want some %q", rootNames, want)
 		}
+	}
+}
+
+// TestJavaLayouts runs the demo on JVMs with other object layouts and
+// checks that the reader tells the layout from the dump and that its
+// sizes are the JVM's own, class by class, as TestJavaHeap does for the
+// default layout.
+func TestJavaLayouts(t *testing.T) {
+	t.Parallel()
+	dir := javaDemo(t)
+	for _, c := range []struct {
+		flags  []string
+		layout string
+	}{
+		{[]string{"-XX:-UseCompressedOops"}, "64-bit, no compressed oops, compressed class pointers, 8-byte alignment, JDK 15+ field layout"},
+		{[]string{"-XX:-UseCompressedClassPointers"}, "64-bit, compressed oops, no compressed class pointers, 8-byte alignment, JDK 15+ field layout"},
+		{[]string{"-XX:-UseCompressedOops", "-XX:-UseCompressedClassPointers"}, "64-bit, no compressed oops, no compressed class pointers, 8-byte alignment, JDK 15+ field layout"},
+		{[]string{"-XX:ObjectAlignmentInBytes=16"}, "64-bit, compressed oops, compressed class pointers, 16-byte alignment, JDK 15+ field layout"},
+		// Each class's fields after its superclass's, from a
+		// reference-size boundary, as before JDK 15.
+		{[]string{"-XX:-UseEmptySlotsInSupers", "-XX:-UseCompressedOops"}, "64-bit, no compressed oops, compressed class pointers, 8-byte alignment, JDK 15+ field layout without empty slots in supers"},
+	} {
+		t.Run(strings.Join(c.flags, " "), func(t *testing.T) {
+			t.Parallel()
+			sub := t.TempDir()
+			for _, f := range []string{"LeakDemo.class", "LeakDemo$Session.class", "LeakDemo$Level1.class", "LeakDemo$Level2.class", "LeakDemo$Level3.class"} {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				os.WriteFile(filepath.Join(sub, f), b, 0o644)
+			}
+			dump, histogram := runDemo(t, sub, 2000, append([]string{"-Xshare:off"}, c.flags...)...)
+			g, err := Open(dump)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range g.Warnings() {
+				t.Errorf("warning: %v", w)
+			}
+			if got, want := g.Meta().Attrs["layout"], c.layout+" (from object addresses)"; got != want {
+				t.Errorf("layout %q, want %q", got, want)
+			}
+			checkHistogram(t, g, histogram, false)
+			if n := graphHistogram(g)["LeakDemo$Level3"].count; n != 100 {
+				t.Errorf("%d LeakDemo$Level3 objects, want 100", n)
+			}
+		})
 	}
 }
 

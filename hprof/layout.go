@@ -2,28 +2,12 @@ package hprof
 
 import "sort"
 
-// model is the object layout that shallow sizes assume; see the package
-// documentation for the rules and how the reader chooses them.
-type model struct {
-	header int // object header: mark word + class pointer
-	ref    int // bytes per reference field or array element
-	align  int // object alignment (ObjectAlignmentInBytes)
-}
-
 // alignUp rounds n up to a multiple of a (a power of two or any a > 0).
 func alignUp(n, a uint64) uint64 {
 	if a <= 1 {
 		return n
 	}
 	return (n + a - 1) / a * a
-}
-
-// arraySize returns the size of an array of n elements of es bytes each:
-// the header, the u4 length, the element area aligned to the element size,
-// and the whole aligned to the object alignment.
-func (m *model) arraySize(n uint64, es int) uint64 {
-	base := alignUp(uint64(m.header)+4, uint64(es))
-	return alignUp(base+n*uint64(es), uint64(m.align))
 }
 
 // hole is an unused byte range inside an object's field area.
@@ -66,6 +50,22 @@ func (l fieldLayout) extend(prims []int, refs int, refSize int) fieldLayout {
 	}
 	for _, z := range sizes {
 		out.place(z)
+	}
+	return out
+}
+
+// appendAll returns the layout of a subclass whose fields of the given
+// sizes are appended after the fields of l, largest first, then the
+// references, each at its natural alignment, filling no gap.
+func (l fieldLayout) appendAll(prims []int, refs, refSize int) fieldLayout {
+	sizes := append([]int(nil), prims...)
+	sort.Sort(sort.Reverse(sort.IntSlice(sizes)))
+	for i := 0; i < refs; i++ {
+		sizes = append(sizes, refSize)
+	}
+	out := fieldLayout{end: l.end, sealed: l.sealed}
+	for _, z := range sizes {
+		out.end += pad(out.end, z) + z
 	}
 	return out
 }
@@ -142,18 +142,94 @@ func (l *fieldLayout) place(z int) {
 	l.holes = append(l.holes[:best], append(repl, l.holes[best+1:]...)...)
 }
 
-// injected lists the fields HotSpot (JDK 17) adds to some classes that
-// the class file does not declare (javaClasses.hpp, *_INJECTED_FIELDS).
-// HPROF omits them, but they take room in every instance. Sizes in bytes;
-// 0 stands for a reference.
-var injected = map[string][]int{
-	"java/lang/Class":                                      {8, 8, 4, 4, 0, 0, 0},
-	"java/lang/ClassLoader":                                {8},
-	"java/lang/String":                                     {1},
-	"java/lang/Module":                                     {8},
-	"java/lang/InternalError":                              {1},
-	"java/lang/StackFrameInfo":                             {2},
-	"java/lang/invoke/MemberName":                          {8},
-	"java/lang/invoke/ResolvedMethodName":                  {0, 8},
-	"java/lang/invoke/MethodHandleNatives$CallSiteContext": {8, 8},
+// extendLegacy returns the layout of a subclass that adds fields of the
+// given sizes to l under the rules before JDK 15
+// (ClassFileParser::layout_fields, FieldsAllocationStyle 1, CompactFields):
+// its block starts at l's end rounded up to refSize; longs and doubles
+// first, aligned to 8, the 4 bytes before them taking one int, else
+// shorts, else bytes, else one reference; then ints, shorts, bytes, and
+// the references, aligned to refSize. With oopsFirst (classes whose
+// offsets JDK 6-8 hard-coded), references come first and no gap is
+// filled. Later subclasses never fill this class's gaps.
+func (l fieldLayout) extendLegacy(prims []int, refs, refSize int, oopsFirst bool) fieldLayout {
+	var count [9]int // by size: 1, 2, 4, 8
+	for _, z := range prims {
+		count[z]++
+	}
+	off := int(alignUp(uint64(l.end), uint64(refSize)))
+	if oopsFirst {
+		off += refs * refSize
+		refs = 0
+	}
+	if count[8] > 0 {
+		aligned := int(alignUp(uint64(off), 8))
+		if gap := aligned - off; gap > 0 && !oopsFirst {
+			switch {
+			case count[4] > 0:
+				count[4]--
+			default:
+				for gap >= 2 && count[2] > 0 {
+					count[2]--
+					gap -= 2
+				}
+				for gap > 0 && count[1] > 0 {
+					count[1]--
+					gap--
+				}
+				if gap >= refSize && refs > 0 {
+					refs--
+				}
+			}
+		}
+		off = aligned
+	}
+	off += 8*count[8] + 4*count[4] + 2*count[2] + count[1]
+	if refs > 0 {
+		off = int(alignUp(uint64(off), uint64(refSize))) + refs*refSize
+	}
+	return fieldLayout{end: off, sealed: true}
+}
+
+// oopsFirst lists the classes whose field offsets JDK 6 to 8 hard-coded
+// (JavaClasses::compute_hard_coded_offsets): loaded by the boot loader,
+// they lay out references first and fill no gap.
+var oopsFirst = map[string]bool{
+	"java/lang/AssertionStatusDirectives": true, "java/lang/Class": true,
+	"java/lang/ClassLoader": true, "java/lang/ref/Reference": true,
+	"java/lang/ref/SoftReference": true, "java/lang/StackTraceElement": true,
+	"java/lang/String": true, "java/lang/Throwable": true,
+	"java/lang/Boolean": true, "java/lang/Character": true,
+	"java/lang/Float": true, "java/lang/Double": true,
+	"java/lang/Byte": true, "java/lang/Short": true,
+	"java/lang/Integer": true, "java/lang/Long": true,
+}
+
+// word stands for a field of the machine word's size (intptr_t) in the
+// tables of injected fields; 0 stands for a reference.
+const word = -1
+
+// injected lists, per JDK generation, the fields HotSpot adds to some
+// classes that the class file does not declare (javaClasses.hpp,
+// *_INJECTED_FIELDS). HPROF omits them, but they take room in every
+// instance. Sizes in bytes; 0 is a reference, word a machine word.
+var injected = map[era]map[string][]int{
+	era9: { // as JDK 17
+		"java/lang/Class":                                      {word, word, 4, 4, 0, 0, 0},
+		"java/lang/ClassLoader":                                {word},
+		"java/lang/String":                                     {1},
+		"java/lang/Module":                                     {word},
+		"java/lang/InternalError":                              {1},
+		"java/lang/StackFrameInfo":                             {2},
+		"java/lang/invoke/MemberName":                          {word},
+		"java/lang/invoke/ResolvedMethodName":                  {0, word},
+		"java/lang/invoke/MethodHandleNatives$CallSiteContext": {word, word},
+	},
+	era8: {
+		"java/lang/Class":       {word, word, 4, 4, 0, 0, 0},
+		"java/lang/ClassLoader": {word},
+	},
+	era7: { // JDK 7; JDK 6's mirrors differ a little
+		"java/lang/Class":             {0, 0, 0, 4, 4},
+		"java/lang/invoke/MemberName": {word, 0},
+	},
 }

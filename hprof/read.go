@@ -21,7 +21,7 @@ type reader struct {
 	size    int64
 	idSize  int
 	version string
-	hotspot bool // a HotSpot-style dump: 8-byte ids, not Android
+	android bool // Android's HPROF 1.0.3, whose layouts are ART's
 	c       *cursor
 	c2      *cursor // random reads: string values that are not near their string
 	b       *heap.Builder
@@ -44,16 +44,14 @@ type reader struct {
 	nedges    int
 	nstrings  int    // instances of java.lang.String
 	gcd       uint64 // of address differences, for the alignment
-	prevAddr  uint64 // object array evidence for compressed references
-	prevEnd8  uint64
-	prevEnd4  uint64
+	samples   sampler
 	counts    [classCache]countCache
-	narrow    int // objects that start inside the previous object array under 8-byte references
-	wide      int // objects that start exactly after it under 8-byte references
 
 	// Between the passes.
 	idx           *addrIndex
 	model         model
+	modelFrom     string // how the model was chosen
+	layouts       map[*classInfo]*fieldLayout
 	classSize     uint64 // shallow size of a java.lang.Class instance
 	unknownTypes  map[uint64]heap.TypeID
 	arrayTypes    map[uint64]heap.TypeID
@@ -86,6 +84,8 @@ type reader struct {
 	noClass       int
 	noClassOff    int64
 	truncated     error
+	versionAddr   uint64 // the string that names the JDK's version
+	jdkVersion    string
 }
 
 // work counts what the reader does that could grow faster than its
@@ -202,7 +202,7 @@ func (rd *reader) header() (int64, time.Time, error) {
 		return 0, time.Time{}, &FormatError{Offset: p, Err: fmt.Errorf("unsupported identifier size %d", id)}
 	}
 	rd.idSize = id
-	rd.hotspot = id == 8 && rd.version != "JAVA PROFILE 1.0.3"
+	rd.android = rd.version == "JAVA PROFILE 1.0.3"
 	ms := getID(b[4:], 8)
 	return p + 12, time.UnixMilli(int64(ms)).UTC(), nil
 }
@@ -327,29 +327,12 @@ func (rd *reader) pass1(off int64) error {
 // prepare runs between the passes: it chooses the size model, indexes the
 // addresses and resolves class names.
 func (rd *reader) prepare() {
-	rd.model = model{header: 12, ref: 4, align: 8}
-	if rd.idSize == 4 {
-		rd.model = model{header: 8, ref: 4, align: 8}
-	} else if rd.narrow == 0 && rd.wide > 0 {
-		rd.model.ref = 8
-	}
-	// The alignment is the GCD of address differences, trusted only when
-	// it rests on enough objects: a heap aligned to 8 bytes whose 64
-	// objects all fall on 16-byte boundaries is too unlikely.
-	if g := rd.gcd; g > 8 && rd.addrs.n >= 64 {
-		a := 8
-		for a < 256 && g%uint64(2*a) == 0 {
-			a *= 2
-		}
-		rd.model.align = a
-	}
 	rd.nobj = rd.addrs.n
 	rd.idx = newAddrIndex(&rd.addrs)
 	rd.addrs = addrList{}
 	if rd.idx.dups > 0 {
 		rd.b.Warn(-1, "%d objects share an id with an earlier object; references go to the first", rd.idx.dups)
 	}
-	rd.unresolve()
 	rd.b.Grow(rd.nobj, rd.nedges)
 	// Every instance and object array has an internal edge "<class>" to
 	// its class, the reference every object's header holds (Eclipse MAT
@@ -366,6 +349,10 @@ func (rd *reader) prepare() {
 			c.name = fmt.Sprintf("<unknown class %#x>", c.id)
 		}
 	}
+	rd.unresolve()
+	rd.model, rd.modelFrom = rd.chooseModel()
+	rd.layouts = map[*classInfo]*fieldLayout{}
+	rd.samples = sampler{}
 	rd.classType_ = rd.b.Type("java.lang.Class")
 	rd.classSize = alignUp(uint64(rd.model.header), uint64(rd.model.align))
 	for _, c := range rd.classes {
@@ -411,6 +398,7 @@ func (rd *reader) finish(t time.Time) {
 	align := strconv.Itoa(rd.model.align)
 	rd.b.SetMeta(heap.Meta{
 		Runtime: "java",
+		Version: rd.jdkVersion,
 		Attrs: map[string]string{
 			"format":           rd.version,
 			"identifier size":  strconv.Itoa(rd.idSize),
@@ -418,6 +406,7 @@ func (rd *reader) finish(t time.Time) {
 			"reference size":   strconv.Itoa(rd.model.ref),
 			"object header":    strconv.Itoa(rd.model.header),
 			"object alignment": align,
+			"layout":           rd.model.describe(rd.modelFrom),
 		},
 	})
 }

@@ -256,6 +256,9 @@ func (rd *reader) emitString(obj heap.ObjectID, label []byte, digest uint64, has
 	start := rd.labels.Len()
 	rd.labels.Write(label)
 	rd.b.SetValue(obj, rd.labels.String()[start:])
+	if rd.strAddr == rd.versionAddr && rd.versionAddr != 0 {
+		rd.jdkVersion = string(label)
+	}
 	if hasDigest {
 		rd.b.SetDigest(obj, digest)
 	}

@@ -56,6 +56,9 @@ func Summary(w io.Writer, f Format, src Source, rows []analyze.TypeSummary, tota
 	if err := header(w, f, src); err != nil {
 		return err
 	}
+	if err := overviewLines(w, f, src.Overview); err != nil {
+		return err
+	}
 	t := Table{Columns: []Column{{"count", true}, {"shallow bytes", true}, {"type", false}}}
 	for _, r := range rows {
 		t.Add(Count(r.Count), Bytes(r.Bytes), r.Type)
@@ -64,6 +67,20 @@ func Summary(w io.Writer, f Format, src Source, rows []analyze.TypeSummary, tota
 		return err
 	}
 	return more(w, f, len(rows), total, "types")
+}
+
+// overviewLines writes what the header line leaves out: the object
+// layout a Java dump's sizes assume.
+func overviewLines(w io.Writer, f Format, o analyze.Overview) error {
+	if o.Layout == "" {
+		return nil
+	}
+	line := "layout: " + o.Layout
+	if f == Markdown {
+		line = mdLine(line) + "\n"
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
 }
 
 // more says how many rows a --top cut left out.

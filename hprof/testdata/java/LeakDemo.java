@@ -25,6 +25,14 @@ public class LeakDemo {
     static long[][] matrix = new long[3][5];
     static String[][] grid = {{"a", "b"}, {"c"}};
     static Object keepKey;
+    // One byte field at each of three levels: 16 bytes under JDK 15+'s
+    // field layout, 24 where each class starts on a fresh reference-size
+    // boundary (-XX:-UseEmptySlotsInSupers, and every JVM before 15).
+    static Level3[] levels = new Level3[100];
+
+    static class Level1 { byte a; }
+    static class Level2 extends Level1 { byte b; }
+    static class Level3 extends Level2 { byte c; long d; }
 
     static final class Session {
         final int id;
@@ -51,6 +59,9 @@ public class LeakDemo {
         NAMES.add(new String("duplicate-me"));
         weak = new WeakReference<>(new Session(-1, "only-weak", new byte[1000]));
         keepKey = new Object();
+        for (int i = 0; i < levels.length; i++) {
+            levels[i] = new Level3();
+        }
         CACHE.put(keepKey, "cached");
         if (args.length > 3 && args[3].equals("wait")) {
             System.out.println("ready");
