@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heapscope/heapscope/capture/inspector"
 	"github.com/heapscope/heapscope/heap"
 	"github.com/heapscope/heapscope/heapsnapshot"
-	"github.com/heapscope/heapscope/inspector"
 )
 
 // redactJS runs the preload's redactor over the file argv[1] in pieces

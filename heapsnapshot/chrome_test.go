@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heapscope/heapscope/capture/inspector"
 	"github.com/heapscope/heapscope/heap"
 	"github.com/heapscope/heapscope/heapsnapshot"
-	"github.com/heapscope/heapscope/inspector"
 )
 
 // detachPage builds 40 <li> items in a <ul>, then takes the list out of

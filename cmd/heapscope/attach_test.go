@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heapscope/heapscope/attach"
+	"github.com/heapscope/heapscope/capture/attach"
 	"github.com/heapscope/heapscope/heapfile"
 	"github.com/heapscope/heapscope/internal/heaptest"
 )

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/internal/crash"
 	"github.com/heapscope/heapscope/internal/report"
 )
 
@@ -37,7 +38,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	failWith(exitCannotCheck) // a crash too: out of memory is no leak
+	crash.FailWith(exitCannotCheck) // a crash too: out of memory is no leak
 	gs, srcs, err := loadThree("check", pos, stderr, false, *mixed, inflate)
 	if err != nil {
 		return cannotCheck(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/heapscope/heapscope/analyze"
 	"github.com/heapscope/heapscope/heap"
 	"github.com/heapscope/heapscope/heapfile"
+	"github.com/heapscope/heapscope/internal/crash"
 	"github.com/heapscope/heapscope/internal/report"
 )
 
@@ -37,8 +38,8 @@ func load(path string, stderr io.Writer, verbose bool, inflate inflateFlag) (*he
 // withProgress runs fn; if stderr is a terminal and fn takes more than a
 // second, it shows msg on stderr until fn returns.
 func withProgress(stderr io.Writer, msg string, fn func() error) error {
-	note(msg)
-	defer note("")
+	crash.Note(msg)
+	defer crash.Note("")
 	f, ok := stderr.(*os.File)
 	if !ok || !isTerminal(f) {
 		return fn()

@@ -6,16 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/heapscope/heapscope/internal/crash"
 )
 
 func main() {
 	// The process a user starts waits for a copy of itself that runs
-	// the command, so that a crash exits 1, not 2 (supervise_linux.go).
-	if code, ok := supervise(); ok {
+	// the command, so that a crash exits 1, not 2 (internal/crash).
+	if code, ok := crash.Supervise(); ok {
 		os.Exit(code)
 	}
 	err := run(os.Args[1:], os.Stdout, os.Stderr)
-	os.Exit(leave(exitCode(err)))
+	os.Exit(crash.Leave(exitCode(err)))
 }
 
 // exitCode prints err once, with the program's name, and returns the exit

@@ -9,6 +9,7 @@ import (
 
 	"github.com/heapscope/heapscope/heapfile"
 	"github.com/heapscope/heapscope/internal/report"
+	"github.com/heapscope/heapscope/internal/term"
 )
 
 // outputFlags are the flags every analysis command takes.
@@ -97,7 +98,7 @@ func (o *outputFlags) lineWidth(stdout io.Writer) int {
 		return o.width.n
 	}
 	if f, ok := stdout.(*os.File); ok {
-		if n := terminalWidth(f); n > 0 {
+		if n := term.Width(f); n > 0 {
 			return n
 		}
 	}

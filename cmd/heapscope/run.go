@@ -2,18 +2,21 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/heapscope/heapscope/agent"
+	"github.com/heapscope/heapscope/capture"
+	"github.com/heapscope/heapscope/capture/jvm"
+	"github.com/heapscope/heapscope/capture/supervisor"
+	"github.com/heapscope/heapscope/internal/crash"
 )
 
 func runPythonPath(args []string, stdout, stderr io.Writer) error {
@@ -65,18 +68,13 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	var snapSig syscall.Signal
 	if *sig != "" {
-		n, ok := signalNumbers[strings.ToUpper(*sig)]
+		n, name, ok := capture.ParseSignal(*sig)
 		if !ok {
 			return usagef("unknown signal %q (want SIGUSR1, SIGUSR2, SIGHUP, ...)", *sig)
 		}
-		*sig = strings.ToUpper(*sig)
-		if !strings.HasPrefix(*sig, "SIG") {
-			*sig = "SIG" + *sig
-		}
-		snapSig = n
+		snapSig, *sig = n, name
 	}
-	java := isJava(cmdArgs[0])
-	if java {
+	if jvm.IsLauncher(cmdArgs[0]) {
 		if err := javaRunFlags(fs, *sig != "" || *every > 0); err != nil {
 			return err
 		}
@@ -90,122 +88,33 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	env := os.Environ()
-	var jv *javaRun
-	if java {
-		if jv, err = newJavaRun(dir, *atExit); err != nil {
-			return err
-		}
-		defer jv.cleanup()
-		cmdArgs = jv.command(cmdArgs)
-	} else if env, err = agentEnv(agent.RunOptions{
-		OutDir: dir, AtExit: *atExit, Signal: *sig, Every: *every,
-		NoValues: !*values, Children: *children,
-		MaxValueLen: *maxValue, NoCollect: *noCollect, Census: *census, TraceAlloc: int(trace),
-	}); err != nil {
-		return err
-	}
-
-	cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
-	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
-	start := time.Now()
-	// Catch the signals before the program starts, so that none is lost.
-	sigs := make(chan os.Signal, 4)
-	caught := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
-	if snapSig != 0 {
-		caught = append(caught, snapSig)
-	}
-	signal.Notify(sigs, caught...)
-	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	pid := cmd.Process.Pid
-	switch {
-	case snapSig != 0 && java:
-		fmt.Fprintf(stderr, "heapscope: child PID %d (send %s to heapscope %d for a snapshot)\n", pid, *sig, os.Getpid())
-	case snapSig != 0:
-		fmt.Fprintf(stderr, "heapscope: child PID %d (send %s to %d or to heapscope %d for a snapshot)\n", pid, *sig, pid, os.Getpid())
-	default:
-		fmt.Fprintf(stderr, "heapscope: child PID %d\n", pid)
-	}
-	if java {
-		jv.start(pid, *every, stderr)
-	}
-	c := &child{cmd: cmd, pid: pid, snapSig: snapSig, java: jv, atExit: *atExit, values: *values, dir: dir, stderr: stderr}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for s := range sigs {
-			c.signal(s.(syscall.Signal))
-		}
-	}()
-	err = cmd.Wait()
-	signal.Stop(sigs)
-	close(sigs)
-	<-done
-	if java {
-		jv.finish(err, stderr)
-	}
-	snaps := newSnapshots(dir, start)
-	fmt.Fprintf(stderr, "heapscope: %d snapshot(s) in %s\n", snaps, dir)
+	snaps, err := supervisor.Run(supervisor.Options{
+		Args: cmdArgs, Dir: dir, AtExit: *atExit, Signal: snapSig, Every: *every, Values: *values,
+		Agent: agent.RunOptions{
+			OutDir: dir, AtExit: *atExit, Signal: *sig, Every: *every,
+			NoValues: !*values, Children: *children,
+			MaxValueLen: *maxValue, NoCollect: *noCollect, Census: *census, TraceAlloc: int(trace),
+		},
+		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
+	})
 	var ee *exec.ExitError
-	if errors.As(err, &ee) {
+	if err != nil && !errors.As(err, &ee) {
+		return err // the program did not start
+	}
+	fmt.Fprintf(stderr, "heapscope: %d snapshot(s) in %s\n", snaps, dir)
+	if ee != nil {
 		// Leave with the program's own status.
 		code := ee.ExitCode()
 		if code < 0 {
 			s := ee.Sys().(syscall.WaitStatus).Signal()
 			code = 128 + int(s)
-			if trace > 0 && crashSignal(s) {
-				fmt.Fprintf(stderr, "heapscope: the program crashed (%s) with --trace-alloc on; V8's allocation tracker, which it turns on for Node, crashes some programs (TypeScript's compiler, for one) in optimized code: run node with --no-opt too (much slower), or without --trace-alloc\n", signalName(s))
+			if trace > 0 && crash.IsCrash(s) {
+				fmt.Fprintf(stderr, "heapscope: the program crashed (%s) with --trace-alloc on; V8's allocation tracker, which it turns on for Node, crashes some programs (TypeScript's compiler, for one) in optimized code: run node with --no-opt too (much slower), or without --trace-alloc\n", capture.SignalName(s))
 			}
 		}
 		return &exitError{code: code}
 	}
-	return err
-}
-
-// crashSignal reports whether s is the signal of a crash rather than of
-// someone who asked the program to end.
-func crashSignal(s syscall.Signal) bool {
-	switch s {
-	case syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGILL, syscall.SIGFPE, syscall.SIGABRT, syscall.SIGTRAP, syscall.SIGSYS:
-		return true
-	}
-	return false
-}
-
-// agentEnv returns the environment that makes a Python or Node program
-// take snapshots as o says.
-func agentEnv(o agent.RunOptions) ([]string, error) {
-	var err error
-	if o.PackageDir, err = agent.Dir(); err != nil {
-		return nil, err
-	}
-	if o.SiteDir, err = agent.RunDir(); err != nil {
-		return nil, err
-	}
-	preload, err := agent.NodePreload()
-	if err != nil {
-		return nil, err
-	}
-	return agent.NodeEnv(agent.Env(os.Environ(), o), preload, o.TraceAlloc > 0), nil
-}
-
-// newSnapshots counts the snapshots written in dir since start.
-func newSnapshots(dir string, start time.Time) int {
-	entries, _ := os.ReadDir(dir)
-	n := 0
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		if info, err := e.Info(); err == nil && !info.ModTime().Before(start.Add(-time.Second)) {
-			n++
-		}
-	}
-	return n
+	return nil
 }
 
 // traceAllocFlag is --trace-alloc[=N]: 0 when off, else the number of
@@ -233,8 +142,25 @@ func (f *traceAllocFlag) Set(s string) error {
 	return nil
 }
 
-var signalNumbers = map[string]syscall.Signal{
-	"SIGUSR1": syscall.SIGUSR1, "SIGUSR2": syscall.SIGUSR2, "SIGHUP": syscall.SIGHUP,
-	"USR1": syscall.SIGUSR1, "USR2": syscall.SIGUSR2, "HUP": syscall.SIGHUP,
-	"SIGWINCH": syscall.SIGWINCH, "WINCH": syscall.SIGWINCH,
+// javaRunFlags refuses the flags that mean nothing for a JVM, and wants
+// jcmd when the snapshots need it.
+func javaRunFlags(fs *flag.FlagSet, needJcmd bool) error {
+	var bad []string
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case f.Name == "census" || f.Name == "max-value-len" || f.Name == "no-collect" || f.Name == "children" || f.Name == "trace-alloc" && f.Value.String() != "0":
+			bad = append(bad, "--"+f.Name)
+		case f.Name == "values" && f.Value.String() == "false":
+			bad = append(bad, "--values=false")
+		}
+	})
+	if len(bad) > 0 {
+		return usagef("%s: not for java (the JVM writes its dumps itself, with every value; run follows no child JVM)", strings.Join(bad, ", "))
+	}
+	if needJcmd {
+		if _, err := exec.LookPath("jcmd"); err != nil {
+			return usagef("run -- java with --signal or --every needs jcmd (from a JDK) on PATH")
+		}
+	}
+	return nil
 }

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/capture/inspector"
 	"github.com/heapscope/heapscope/heapfile"
-	"github.com/heapscope/heapscope/inspector"
 )
 
 // liveJS keeps 123 Marker objects and a secret in several forms, and

@@ -1,16 +1,14 @@
-package main
+package jvm
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -21,41 +19,18 @@ import (
 // dump (jcmd PID GC.heap_dump, as snapshot --java does) when heapscope
 // receives the snapshot signal and every --every; the signal is not
 // passed on (HotSpot uses some signals itself). --at-exit loads a small
-// Java agent (javaagent.go) whose shutdown hook dumps the heap when the
+// Java agent (agent.go) whose shutdown hook dumps the heap when the
 // JVM exits. Dumps are named NNNN-PID-REASON.hprof, as the Python and
 // Node agents name theirs.
 
-// isJava reports whether prog is the JVM launcher.
-func isJava(prog string) bool {
+// IsLauncher reports whether prog is the JVM launcher.
+func IsLauncher(prog string) bool {
 	b := filepath.Base(prog)
 	return b == "java" || b == "java.exe"
 }
 
-// javaRunFlags refuses the flags that mean nothing for a JVM, and wants
-// jcmd when the snapshots need it.
-func javaRunFlags(fs *flag.FlagSet, needJcmd bool) error {
-	var bad []string
-	fs.Visit(func(f *flag.Flag) {
-		switch {
-		case f.Name == "census" || f.Name == "max-value-len" || f.Name == "no-collect" || f.Name == "children" || f.Name == "trace-alloc" && f.Value.String() != "0":
-			bad = append(bad, "--"+f.Name)
-		case f.Name == "values" && f.Value.String() == "false":
-			bad = append(bad, "--values=false")
-		}
-	})
-	if len(bad) > 0 {
-		return usagef("%s: not for java (the JVM writes its dumps itself, with every value; run follows no child JVM)", strings.Join(bad, ", "))
-	}
-	if needJcmd {
-		if _, err := exec.LookPath("jcmd"); err != nil {
-			return usagef("run -- java with --signal or --every needs jcmd (from a JDK) on PATH")
-		}
-	}
-	return nil
-}
-
-// javaRun takes the dumps of one JVM that run started.
-type javaRun struct {
+// Run takes the dumps of one JVM that heapscope run started.
+type Run struct {
 	dir     string // the snapshot directory
 	tmpDir  string // holds the agent's jar; "" without --at-exit
 	exitTmp string // where the agent dumps the heap at exit
@@ -69,10 +44,10 @@ type javaRun struct {
 	timer  sync.WaitGroup
 }
 
-// newJavaRun prepares the dumps into dir: with atExit, the agent's jar
+// NewRun prepares the dumps into dir: with atExit, the agent's jar
 // in a private temporary directory.
-func newJavaRun(dir string, atExit bool) (*javaRun, error) {
-	j := &javaRun{dir: dir}
+func NewRun(dir string, atExit bool) (*Run, error) {
+	j := &Run{dir: dir}
 	if !atExit {
 		return j, nil
 	}
@@ -84,7 +59,7 @@ func newJavaRun(dir string, atExit bool) (*javaRun, error) {
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(j.tmpDir, "exitdump.jar"), jar, 0o600); err != nil {
-		j.cleanup()
+		j.Cleanup()
 		return nil, err
 	}
 	var nonce [8]byte
@@ -94,9 +69,9 @@ func newJavaRun(dir string, atExit bool) (*javaRun, error) {
 	return j, nil
 }
 
-// command returns the command line that starts the JVM: with the agent
+// Command returns the command line that starts the JVM: with the agent
 // when there is one.
-func (j *javaRun) command(args []string) []string {
+func (j *Run) Command(args []string) []string {
 	if j.tmpDir == "" {
 		return args
 	}
@@ -104,9 +79,9 @@ func (j *javaRun) command(args []string) []string {
 	return append([]string{args[0], agent}, args[1:]...)
 }
 
-// start begins to take dumps of the JVM pid when asked, and every
+// Start begins to take dumps of the JVM pid when asked, and every
 // interval if it is not 0.
-func (j *javaRun) start(pid int, every time.Duration, stderr io.Writer) {
+func (j *Run) Start(pid int, every time.Duration, stderr io.Writer) {
 	j.pid, j.stderr = pid, stderr
 	j.reqs = make(chan string, 1)
 	j.done = make(chan struct{})
@@ -116,7 +91,7 @@ func (j *javaRun) start(pid int, every time.Duration, stderr io.Writer) {
 		for reason := range j.reqs {
 			j.seq++
 			name := fmt.Sprintf("%04d-%d-%s.hprof", j.seq, pid, reason)
-			if err := javaSnapshot(context.Background(), pid, filepath.Join(j.dir, name)); err != nil {
+			if err := Snapshot(context.Background(), pid, filepath.Join(j.dir, name)); err != nil {
 				fmt.Fprintf(stderr, "heapscope: no %s dump: %v\n", reason, err)
 			}
 		}
@@ -130,7 +105,7 @@ func (j *javaRun) start(pid int, every time.Duration, stderr io.Writer) {
 			for {
 				select {
 				case <-t.C:
-					j.request("interval")
+					j.Request("interval")
 				case <-j.stop:
 					return
 				}
@@ -139,9 +114,9 @@ func (j *javaRun) start(pid int, every time.Duration, stderr io.Writer) {
 	}
 }
 
-// request asks for a dump; one waits while another is taken, and
+// Request asks for a dump; one waits while another is taken, and
 // requests beyond that are dropped.
-func (j *javaRun) request(reason string) {
+func (j *Run) Request(reason string) {
 	select {
 	case j.reqs <- reason:
 	default:
@@ -149,11 +124,11 @@ func (j *javaRun) request(reason string) {
 	}
 }
 
-// finish waits for the dumps under way once the JVM has ended (waitErr
+// Finish waits for the dumps under way once the JVM has ended (waitErr
 // is its Wait error), and puts its exit dump in place: only a JVM that
 // ended its own way (not killed by a signal) ran its shutdown hooks to
 // the end.
-func (j *javaRun) finish(waitErr error, stderr io.Writer) {
+func (j *Run) Finish(waitErr error, stderr io.Writer) {
 	close(j.stop)
 	j.timer.Wait()
 	close(j.reqs)
@@ -166,7 +141,7 @@ func (j *javaRun) finish(waitErr error, stderr io.Writer) {
 		fmt.Fprintf(stderr, "heapscope: no exit dump: the JVM was killed (%v)\n", ee.Sys().(syscall.WaitStatus).Signal())
 		return
 	}
-	if !isHPROF(j.exitTmp) {
+	if !IsHPROF(j.exitTmp) {
 		fmt.Fprintf(stderr, "heapscope: no exit dump: the JVM wrote none\n")
 		return
 	}
@@ -181,21 +156,9 @@ func (j *javaRun) finish(waitErr error, stderr io.Writer) {
 	}
 }
 
-// cleanup removes the agent's jar.
-func (j *javaRun) cleanup() {
+// Cleanup removes the agent's jar.
+func (j *Run) Cleanup() {
 	if j.tmpDir != "" {
 		os.RemoveAll(j.tmpDir)
 	}
-}
-
-// isHPROF reports whether the file at path starts as an HPROF dump.
-func isHPROF(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var head [len(hprofMagic)]byte
-	_, err = io.ReadFull(f, head[:])
-	return err == nil && string(head[:]) == hprofMagic
 }

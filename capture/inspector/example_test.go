@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/heapscope/heapscope/capture/inspector"
 	"github.com/heapscope/heapscope/heapsnapshot"
-	"github.com/heapscope/heapscope/inspector"
 )
 
 // Take a snapshot of a running Node process by pid and read it.

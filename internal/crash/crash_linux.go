@@ -1,4 +1,4 @@
-package main
+package crash
 
 import (
 	"bufio"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/heapscope/heapscope/internal/term"
 )
 
 // heapscope runs every command but run in a child process, a copy of
@@ -48,7 +50,7 @@ import (
 // snapshot.
 
 const (
-	childEnv    = "HEAPSCOPE_CHILD" // in the child's environment: the parent's pid
+	ChildEnv    = "HEAPSCOPE_CHILD" // in the child's environment: the parent's pid
 	statusFD    = 3
 	crashFD     = 4
 	maxCrashOut = 64 << 10
@@ -58,15 +60,15 @@ const (
 // when heapscope runs unsupervised.
 var statusPipe *os.File
 
-// supervise runs heapscope as a child of this process when this process
+// Supervise runs heapscope as a child of this process when this process
 // is not itself the child, and returns the status to exit with; false
 // when this process is the child, or the child cannot be started, and
 // must run the command itself.
-func supervise() (int, bool) {
+func Supervise() (int, bool) {
 	// The marker names the parent, so that a stray one, inherited from
 	// elsewhere, is not taken for it.
-	if v, ok := os.LookupEnv(childEnv); ok {
-		os.Unsetenv(childEnv) // the programs run starts must not inherit it
+	if v, ok := os.LookupEnv(ChildEnv); ok {
+		os.Unsetenv(ChildEnv) // the programs run starts must not inherit it
 		if v == strconv.Itoa(os.Getppid()) {
 			becomeChild()
 			return 0, false
@@ -97,7 +99,7 @@ func supervise() (int, bool) {
 	// syscall.ForkExec, not os/exec: os/exec starts a probe process
 	// first, on its first use, to learn whether pidfds work.
 	attr := &syscall.ProcAttr{
-		Env:   append(os.Environ(), childEnv+"="+strconv.Itoa(os.Getpid())),
+		Env:   append(os.Environ(), ChildEnv+"="+strconv.Itoa(os.Getpid())),
 		Files: []uintptr{0, 1, 2, statusW.Fd(), crashW.Fd()}, // fds 3 and 4
 		// The death signal goes when the thread that started the child
 		// ends: keep this one.
@@ -121,7 +123,7 @@ func supervise() (int, bool) {
 	}
 	go func() {
 		for s := range sigs {
-			if s == syscall.SIGTERM || s == syscall.SIGUSR1 || s == syscall.SIGUSR2 || !inTerminalForeground() {
+			if s == syscall.SIGTERM || s == syscall.SIGUSR1 || s == syscall.SIGUSR2 || !term.Foreground() {
 				syscall.Kill(pid, s.(syscall.Signal))
 			}
 		}
@@ -203,7 +205,7 @@ func verdict(ws syscall.WaitStatus, st childStatus, crash string) int {
 		case s == syscall.SIGKILL:
 			fmt.Fprintf(os.Stderr, "heapscope: killed (SIGKILL)%s; if nobody killed it, the system ran short of memory (the out-of-memory killer, a container's limit)\n", while)
 			return st.failure
-		case crashSignal(s):
+		case IsCrash(s):
 			crashed(while, crash, s.String())
 			return st.failure
 		}
@@ -324,24 +326,24 @@ func becomeChild() {
 	statusPipe = os.NewFile(statusFD, "status")
 }
 
-// note tells the parent what the child is doing, for the message if it
+// Note tells the parent what the child is doing, for the message if it
 // crashes; "" when it is done with that.
-func note(doing string) {
+func Note(doing string) {
 	if statusPipe != nil {
 		fmt.Fprintf(statusPipe, "doing %s\n", strings.ReplaceAll(doing, "\n", " "))
 	}
 }
 
-// failWith tells the parent the status the command gives failures, for
+// FailWith tells the parent the status the command gives failures, for
 // a crash (1 unless said otherwise).
-func failWith(code int) {
+func FailWith(code int) {
 	if statusPipe != nil {
 		fmt.Fprintf(statusPipe, "failure %d\n", code)
 	}
 }
 
-// leave tells the parent the status the child exits with.
-func leave(code int) int {
+// Leave tells the parent the status the child exits with.
+func Leave(code int) int {
 	if statusPipe != nil {
 		fmt.Fprintf(statusPipe, "exit %d\n", code)
 	}

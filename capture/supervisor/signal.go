@@ -1,4 +1,4 @@
-package main
+package supervisor
 
 import (
 	"context"
@@ -13,7 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/heapscope/heapscope/inspector"
+	"github.com/heapscope/heapscope/capture"
+	"github.com/heapscope/heapscope/capture/inspector"
+	"github.com/heapscope/heapscope/capture/jvm"
+	"github.com/heapscope/heapscope/internal/term"
 )
 
 // child is the program run started, and what heapscope does with the
@@ -36,7 +39,7 @@ type child struct {
 	cmd            *exec.Cmd
 	pid            int
 	snapSig        syscall.Signal // 0 for none
-	java           *javaRun       // nil unless the program is a JVM
+	java           *jvm.Run       // nil unless the program is a JVM
 	atExit, values bool
 	dir            string
 	stderr         io.Writer
@@ -45,28 +48,28 @@ type child struct {
 func (c *child) signal(s syscall.Signal) {
 	switch {
 	case s == c.snapSig && c.java != nil:
-		c.java.request("signal")
+		c.java.Request("signal")
 	case s == c.snapSig:
-		if caught, known := catches(c.pid, s); known && !caught {
-			fmt.Fprintf(c.stderr, "heapscope: process %d does not handle %s (yet); not passed on\n", c.pid, signalName(s))
+		if caught, known := capture.Catches(c.pid, s); known && !caught {
+			fmt.Fprintf(c.stderr, "heapscope: process %d does not handle %s (yet); not passed on\n", c.pid, capture.SignalName(s))
 			return
 		}
 		c.cmd.Process.Signal(s)
-	case (s == syscall.SIGINT || s == syscall.SIGHUP) && inTerminalForeground():
+	case (s == syscall.SIGINT || s == syscall.SIGHUP) && term.Foreground():
 		// The terminal sent it to the program too: once is enough.
 		if c.atExit && c.java == nil {
 			if isNode(c.pid) {
-				fmt.Fprintf(c.stderr, "heapscope: node got %s from the terminal: unless the program handles it, it ends without its at-exit snapshot\n", signalName(s))
-			} else if caught, known := catches(c.pid, s); known && !caught {
-				fmt.Fprintf(c.stderr, "heapscope: process %d does not handle %s: it ends without its at-exit snapshot\n", c.pid, signalName(s))
+				fmt.Fprintf(c.stderr, "heapscope: node got %s from the terminal: unless the program handles it, it ends without its at-exit snapshot\n", capture.SignalName(s))
+			} else if caught, known := capture.Catches(c.pid, s); known && !caught {
+				fmt.Fprintf(c.stderr, "heapscope: process %d does not handle %s: it ends without its at-exit snapshot\n", c.pid, capture.SignalName(s))
 			}
 		}
 	default:
 		if c.atExit && c.java == nil {
 			if isNode(c.pid) {
 				c.exitSnapshot()
-			} else if caught, known := catches(c.pid, s); known && !caught {
-				fmt.Fprintf(c.stderr, "heapscope: process %d does not handle %s: it ends without its at-exit snapshot\n", c.pid, signalName(s))
+			} else if caught, known := capture.Catches(c.pid, s); known && !caught {
+				fmt.Fprintf(c.stderr, "heapscope: process %d does not handle %s: it ends without its at-exit snapshot\n", c.pid, capture.SignalName(s))
 			}
 		}
 		c.cmd.Process.Signal(s)
@@ -90,7 +93,7 @@ func (c *child) exitSnapshot() {
 	name := fmt.Sprintf("%04d-%d-exit.heapsnapshot", nextSeq(c.dir, c.pid), c.pid)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	err := nodeSnapshot(ctx, c.pid, filepath.Join(c.dir, name), inspector.Options{NoValues: !c.values})
+	err := inspector.SnapshotFile(ctx, c.pid, filepath.Join(c.dir, name), inspector.Options{NoValues: !c.values})
 	var ce *inspector.CloseError
 	switch {
 	case errors.As(err, &ce):
@@ -116,36 +119,4 @@ func nextSeq(dir string, pid int) int {
 		}
 	}
 	return n + 1
-}
-
-// catches reports whether process pid has a handler for s, and whether
-// that could be told (from /proc).
-func catches(pid int, s syscall.Signal) (caught, known bool) {
-	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return false, false
-	}
-	for _, l := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(l, "SigCgt:"); ok {
-			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
-			return err == nil && mask&(1<<(s-1)) != 0, err == nil
-		}
-	}
-	return false, false
-}
-
-// signalName returns the name of s, such as "SIGUSR2".
-func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	}
-	for name, n := range signalNumbers {
-		if n == s && strings.HasPrefix(name, "SIG") {
-			return name
-		}
-	}
-	return s.String()
 }

@@ -1,4 +1,4 @@
-package main
+package jvm
 
 import (
 	"archive/zip"

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package main
+package term
 
 import (
 	"os"
@@ -8,9 +8,9 @@ import (
 	"unsafe"
 )
 
-// terminalWidth returns the width in columns of the terminal f is, or 0
+// Width returns the width in columns of the terminal f is, or 0
 // when f is not a terminal.
-func terminalWidth(f *os.File) int {
+func Width(f *os.File) int {
 	var ws struct{ rows, cols, x, y uint16 }
 	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), uintptr(syscall.TIOCGWINSZ), uintptr(unsafe.Pointer(&ws)))
 	if errno != 0 {
@@ -19,11 +19,11 @@ func terminalWidth(f *os.File) int {
 	return int(ws.cols)
 }
 
-// inTerminalForeground reports whether this process is in the
+// Foreground reports whether this process is in the
 // foreground process group of its controlling terminal, which then sends
 // its signals (Ctrl-C's SIGINT, a hangup's SIGHUP) to every process of
 // the group.
-func inTerminalForeground() bool {
+func Foreground() bool {
 	tty, err := os.Open("/dev/tty")
 	if err != nil {
 		return false

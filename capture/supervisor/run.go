@@ -1,0 +1,130 @@
+package supervisor
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/heapscope/heapscope/agent"
+	"github.com/heapscope/heapscope/capture"
+	"github.com/heapscope/heapscope/capture/jvm"
+)
+
+// Options says what program Run starts and when it takes snapshots.
+type Options struct {
+	Args   []string       // the program and its arguments
+	Dir    string         // the snapshot directory, absolute; it exists
+	AtExit bool           // a snapshot when the program exits
+	Signal syscall.Signal // a snapshot on this signal; 0 for none
+	Every  time.Duration  // a snapshot this often; 0 for none
+	Values bool           // string contents in the snapshots
+	// Agent says how a Python or Node program takes its snapshots (its
+	// OutDir, AtExit, Signal, Every and NoValues as above).
+	Agent agent.RunOptions
+
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// Run starts the program o.Args with heapscope's agent loaded (Python,
+// Node) or with jcmd ready to dump it (a JVM, see package jvm), passes
+// on the signals heapscope receives (see child), waits for the program
+// to end, and returns the number of snapshots it wrote into o.Dir and
+// the program's end: nil, or the *exec.ExitError of its status.
+func Run(o Options) (snapshots int, err error) {
+	java := jvm.IsLauncher(o.Args[0])
+	args := o.Args
+	env := os.Environ()
+	var jv *jvm.Run
+	if java {
+		if jv, err = jvm.NewRun(o.Dir, o.AtExit); err != nil {
+			return 0, err
+		}
+		defer jv.Cleanup()
+		args = jv.Command(args)
+	} else if env, err = agentEnv(o.Agent); err != nil {
+		return 0, err
+	}
+
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	start := time.Now()
+	// Catch the signals before the program starts, so that none is lost.
+	sigs := make(chan os.Signal, 4)
+	caught := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+	if o.Signal != 0 {
+		caught = append(caught, o.Signal)
+	}
+	signal.Notify(sigs, caught...)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	pid := cmd.Process.Pid
+	name := capture.SignalName(o.Signal)
+	switch {
+	case o.Signal != 0 && java:
+		fmt.Fprintf(o.Stderr, "heapscope: child PID %d (send %s to heapscope %d for a snapshot)\n", pid, name, os.Getpid())
+	case o.Signal != 0:
+		fmt.Fprintf(o.Stderr, "heapscope: child PID %d (send %s to %d or to heapscope %d for a snapshot)\n", pid, name, pid, os.Getpid())
+	default:
+		fmt.Fprintf(o.Stderr, "heapscope: child PID %d\n", pid)
+	}
+	if java {
+		jv.Start(pid, o.Every, o.Stderr)
+	}
+	c := &child{cmd: cmd, pid: pid, snapSig: o.Signal, java: jv, atExit: o.AtExit, values: o.Values, dir: o.Dir, stderr: o.Stderr}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for s := range sigs {
+			c.signal(s.(syscall.Signal))
+		}
+	}()
+	err = cmd.Wait()
+	signal.Stop(sigs)
+	close(sigs)
+	<-done
+	if java {
+		jv.Finish(err, o.Stderr)
+	}
+	return newSnapshots(o.Dir, start), err
+}
+
+// agentEnv returns the environment that makes a Python or Node program
+// take snapshots as o says.
+func agentEnv(o agent.RunOptions) ([]string, error) {
+	var err error
+	if o.PackageDir, err = agent.Dir(); err != nil {
+		return nil, err
+	}
+	if o.SiteDir, err = agent.RunDir(); err != nil {
+		return nil, err
+	}
+	preload, err := agent.NodePreload()
+	if err != nil {
+		return nil, err
+	}
+	return agent.NodeEnv(agent.Env(os.Environ(), o), preload, o.TraceAlloc > 0), nil
+}
+
+// newSnapshots counts the snapshots written in dir since start.
+func newSnapshots(dir string, start time.Time) int {
+	entries, _ := os.ReadDir(dir)
+	n := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && !info.ModTime().Before(start.Add(-time.Second)) {
+			n++
+		}
+	}
+	return n
+}
