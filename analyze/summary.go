@@ -22,6 +22,9 @@ type Overview struct {
 	// Layout is the object layout a Java dump's shallow sizes assume,
 	// and how the reader chose it.
 	Layout string `json:"layout,omitempty"`
+	// Dumps lists the heap dumps of a file that holds several; the
+	// snapshot is the one marked read.
+	Dumps []heap.Dump `json:"dumps,omitempty"`
 }
 
 // Describe returns the overview of g.
@@ -38,6 +41,7 @@ func Describe(g *heap.Graph) Overview {
 		Warnings: len(g.Warnings()),
 		Census:   m.Attrs["census"] == "true",
 		Layout:   m.Attrs["layout"],
+		Dumps:    m.Dumps,
 	}
 }
 

@@ -79,6 +79,7 @@ type Builder struct {
 	meta      Meta
 	warnings  []Warning
 	nwarnings int
+	summaries []Warning // kept whatever the count; they come first
 	err       error
 }
 
@@ -411,6 +412,13 @@ func (b *Builder) Warn(offset int64, format string, args ...any) {
 	}
 }
 
+// WarnSummary records a warning that sums up many problems, or names
+// their cause: unlike [Builder.Warn]'s, it is always kept, however many
+// warnings came before it, and the graph lists it before them.
+func (b *Builder) WarnSummary(offset int64, format string, args ...any) {
+	b.summaries = append(b.summaries, Warning{offset, fmt.Sprintf(format, args...)})
+}
+
 // Build resolves edge targets and returns the finished Graph. The Builder
 // must not be used afterwards.
 func (b *Builder) Build() (*Graph, error) {
@@ -670,6 +678,9 @@ func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32)
 
 	if b.nwarnings > len(b.warnings) {
 		b.warnings = append(b.warnings, Warning{-1, fmt.Sprintf("%d more warnings not kept", b.nwarnings-len(b.warnings))})
+	}
+	if len(b.summaries) > 0 {
+		b.warnings = append(b.summaries, b.warnings...)
 	}
 	if b.meta.Attrs == nil {
 		b.meta.Attrs = map[string]string{}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // Meta describes where a snapshot came from.
@@ -15,12 +16,25 @@ type Meta struct {
 	Version string
 	// Attrs holds further facts (pid, time, argv, rss) as text.
 	Attrs map[string]string
+	// Dumps lists the heap dumps the file holds when it holds more than
+	// one (the old hprof agent wrote one per dump request into one
+	// file); the graph is the one whose Read is true. Nil for a file of
+	// one dump.
+	Dumps []Dump
 	// Live reports that every object in the snapshot was alive when it
 	// was taken (the runtime collected garbage first and wrote only what
 	// survived, as V8 does): an object that no retaining path reaches is
 	// then held through an edge the model does not count as retaining
 	// (a weak edge, or one the reader demoted), not garbage.
 	Live bool
+}
+
+// Dump is one of several heap dumps in a file.
+type Dump struct {
+	Number  int       `json:"number"` // from 1, in file order
+	Objects int       `json:"objects"`
+	Time    time.Time `json:"time"`
+	Read    bool      `json:"read,omitempty"` // the graph is this dump
 }
 
 // Graph is an immutable heap snapshot. All slices it returns are views

@@ -44,6 +44,10 @@ type Options struct {
 	// gzip-compressed V8 snapshot, which is read as it streams
 	// (heapsnapshot.Options.MaxInflated).
 	MaxInflated int64
+	// Dump is the heap dump to read of an HPROF file that holds several
+	// (hprof.Options.Dump); 0 reads the last. Other formats hold one
+	// snapshot: a Dump above 1 is an error for them.
+	Dump int
 }
 
 type format struct {
@@ -64,11 +68,11 @@ var formats = []format{
 		}},
 	{"hprof", hprof.Match,
 		func(f *os.File, size int64, o Options) (*heap.Graph, error) {
-			return hprof.Options{MaxInflated: o.MaxInflated}.Read(f, size)
+			return hprof.Options{MaxInflated: o.MaxInflated, Dump: o.Dump}.Read(f, size)
 		},
 		func(r io.Reader, o Options) (*heap.Graph, error) {
 			return spooled(r, o, func(f *os.File, size int64) (*heap.Graph, error) {
-				return hprof.Options{MaxInflated: o.MaxInflated}.Read(f, size)
+				return hprof.Options{MaxInflated: o.MaxInflated, Dump: o.Dump}.Read(f, size)
 			})
 		}},
 	{"v8", heapsnapshot.Match,
@@ -152,6 +156,9 @@ func (o Options) open(path string) (*heap.Graph, error) {
 		if !ok {
 			return nil, ErrFormat
 		}
+		if err := o.oneDump(fm); err != nil {
+			return nil, err
+		}
 		return fm.read(f, fi.Size(), o)
 	}
 	if !input.IsStream(fi) {
@@ -169,7 +176,19 @@ func (o Options) open(path string) (*heap.Graph, error) {
 	if !ok {
 		return nil, ErrFormat
 	}
+	if err := o.oneDump(fm); err != nil {
+		return nil, err
+	}
 	return fm.stream(io.MultiReader(bytes.NewReader(prefix[:n]), f), o)
+}
+
+// oneDump fails for a dump number above 1 in a format that holds one
+// snapshot per file.
+func (o Options) oneDump(fm format) error {
+	if o.Dump > 1 && fm.name != "hprof" {
+		return fmt.Errorf("%w: a %s snapshot holds one heap; only HPROF files hold several dumps", hprof.ErrNoSuchDump, fm.name)
+	}
+	return nil
 }
 
 // stdinIsTerminal reports whether standard input, a character device,

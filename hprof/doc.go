@@ -169,6 +169,19 @@
 // 16-byte headers packs array elements after the length, which is not
 // modelled.
 //
+// # Several dumps
+//
+// A file may hold several heap dumps: the old hprof agent wrote one per
+// dump request into one file. Each HEAP_DUMP record is one dump, and so
+// is each run of HEAP_DUMP_SEGMENT records up to HEAP_DUMP_END. Read
+// reads the last, the latest state ([Options].Dump chooses another) and
+// never merges them: the other dumps' objects are only counted, for the
+// list in [heap.Meta].Dumps. Where an id has several UTF8 or LOAD_CLASS
+// records (the collector moved a class mirror between two dumps, and its
+// old address names another class), the last one before the end of the
+// dump that is read names it. A file cut short after the dump that is
+// read reads with a warning.
+//
 // # Damage
 //
 // A file that does not start with a supported header is a *[FormatError].
@@ -182,6 +195,8 @@
 // warning ([heap.Graph.Warnings]), and reading goes on with the next
 // record. References and roots to ids that are not in the dump are
 // dropped with one summary warning, as are instances whose field data do
-// not match their class. Every count and length is checked against the
+// not match their class; summary warnings come first and are kept
+// however many warnings about single records there are
+// ([heap.Builder.WarnSummary]). Every count and length is checked against the
 // bytes left before anything is allocated; no input makes Read panic.
 package hprof

@@ -15,6 +15,8 @@ var errOverrun = errors.New("overruns record")
 // objects and classes and returns the offset where it had to stop (the
 // body's end when nothing is wrong); pass 2 emits objects, edges and
 // roots, up to the stop of pass 1, so both passes see the same objects.
+// Pass 0 only counts the objects of a dump that is not read (a file of
+// several dumps).
 func (rd *reader) subRecords(s *segment, pass int) int64 {
 	c := rd.c
 	I := int64(rd.idSize)
@@ -218,6 +220,11 @@ func (rd *reader) edge(from heap.ObjectID, fromAddr, to uint64, l heap.Label) {
 func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 	c := rd.c
 	I := rd.idSize
+	if pass == 0 {
+		rd.counted++
+		c.skip(n)
+		return
+	}
 	if pass == 1 {
 		rd.addObj(addr)
 		rd.samples.note(sample{addr: addr, cls: cls})
@@ -309,6 +316,11 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 func (rd *reader) objArray(addr, cls uint64, n int64, pass int) {
 	c := rd.c
 	I := rd.idSize
+	if pass == 0 {
+		rd.counted++
+		c.skip(n * int64(I))
+		return
+	}
 	if pass == 1 {
 		rd.addObj(addr)
 		if cls != 0 {
@@ -352,6 +364,10 @@ func (rd *reader) objArray(addr, cls uint64, n int64, pass int) {
 // primArray handles the header of a PRIM_ARRAY_DUMP; the caller skips
 // the element data.
 func (rd *reader) primArray(addr uint64, et byte, n int64, es int, pass int, noData bool) {
+	if pass == 0 {
+		rd.counted++
+		return
+	}
 	if pass == 1 {
 		rd.addObj(addr)
 		if !noData {
@@ -475,6 +491,10 @@ func (rd *reader) classDump(s *segment, off, stop int64, pass int) error {
 	}
 	if c.err != nil {
 		return c.err
+	}
+	if pass == 0 {
+		rd.counted++
+		return nil
 	}
 	if pass == 1 {
 		// Room for the edges pass 2 emits, so the builder never grows.

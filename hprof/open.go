@@ -46,6 +46,11 @@ type Options struct {
 	// default of input.DefaultLimit: 64 times the compressed size, and
 	// at least 1 GiB.
 	MaxInflated int64
+	// Dump is the heap dump to read, from 1, of a file that holds
+	// several (the old hprof agent wrote one per dump request into one
+	// file); 0 reads the last, the latest state. A number the file does
+	// not have is an error that wraps [ErrNoSuchDump].
+	Dump int
 }
 
 // Open reads the HPROF dump in the named file with the default options.
@@ -86,17 +91,17 @@ func (o Options) Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
 		return nil, err
 	}
 	if n < 2 || m[0] != 0x1f || m[1] != 0x8b {
-		return Read(r, size)
+		return readDump(r, size, o.Dump)
 	}
 	limit := o.MaxInflated
 	if limit <= 0 {
 		limit = input.DefaultLimit(size)
 	}
-	return readGzip(io.NewSectionReader(r, 0, size), limit)
+	return readGzip(io.NewSectionReader(r, 0, size), limit, o.Dump)
 }
 
 // readGzip decompresses r into a temporary file and reads that.
-func readGzip(r io.Reader, limit int64) (*heap.Graph, error) {
+func readGzip(r io.Reader, limit int64, dump int) (*heap.Graph, error) {
 	zr, err := gzip.NewReader(bufio.NewReaderSize(r, 1<<20))
 	if err != nil {
 		return nil, &FormatError{Offset: 0, Record: "gzip", Err: err}
@@ -114,7 +119,7 @@ func readGzip(r io.Reader, limit int64) (*heap.Graph, error) {
 	if zerr != nil && !errors.Is(zerr, io.ErrUnexpectedEOF) {
 		return nil, &FormatError{Offset: size, Record: "gzip", Err: zerr}
 	}
-	g, err := Read(tmp, size)
+	g, err := readDump(tmp, size, dump)
 	if err == nil && zerr != nil {
 		// The stream is cut, but at the end of a record: the graph is
 		// sound, and incomplete as Read's contract says.

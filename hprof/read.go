@@ -29,10 +29,17 @@ type reader struct {
 	utf8      map[uint64]span   // UTF8 records by id
 	names     map[uint64]string // decoded UTF8 records
 	loadNames map[uint64]uint64 // class object id -> UTF8 id of its name
+	again     []repeated        // UTF8 and LOAD_CLASS records for ids seen before
 	classes   map[uint64]*classInfo
 	path      []*classInfo // scratch for resolve and fieldLayoutOf
 	work      work
-	segs      []segment
+	segs      []segment // the bodies of the dump that is read
+	dumps     []dumpRec // every heap dump in the file
+	want      int       // the dump to read, from 1; 0 for the last
+	chosen    int       // index in dumps of the dump that is read
+	curSeg    int       // index in segs of the body pass 1 walks
+	counted   int       // objects pass 0 counted
+	start     time.Time // the file header's time
 
 	// Pass 1.
 	addrs     addrList
@@ -111,6 +118,26 @@ type segment struct {
 	declared    int64 // end of the body as its length says
 }
 
+// repeated is a UTF8 or LOAD_CLASS record for an id an earlier record
+// had: in a file of several dumps of one JVM, an address the collector
+// moved a class to, or a symbol's, may name another one in a later dump.
+type repeated struct {
+	off  int64
+	load bool
+	id   uint64 // the UTF8 id, or the class object id
+	name uint64 // LOAD_CLASS: the UTF8 id of the name
+	text span   // UTF8: its text
+}
+
+// dumpRec is one heap dump of the file: a HEAP_DUMP record, or the
+// HEAP_DUMP_SEGMENT records up to HEAP_DUMP_END.
+type dumpRec struct {
+	segs    []segment
+	time    time.Time
+	ended   bool // segments: HEAP_DUMP_END closed them
+	objects int
+}
+
 // Read reads an HPROF heap dump of size bytes from r and returns its
 // object graph. Every instance, object array, primitive array and class
 // (CLASS_DUMP) becomes one object whose address is its HPROF object id;
@@ -126,6 +153,14 @@ type segment struct {
 // string values far from their strings; it never holds more of r.
 func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
 	return newReader(r, size).read()
+}
+
+// readDump reads dump number n (from 1; 0 for the last) of a file that
+// may hold several, as [Read] reads the last.
+func readDump(r io.ReaderAt, size int64, n int) (*heap.Graph, error) {
+	rd := newReader(r, size)
+	rd.want = n
+	return rd.read()
 }
 
 func newReader(r io.ReaderAt, size int64) *reader {
@@ -149,7 +184,11 @@ func (rd *reader) read() (*heap.Graph, error) {
 	}
 	rd.c = newCursor(rd.r, rd.size, rd.idSize, windowSize)
 	rd.c2 = newCursor(rd.r, rd.size, rd.idSize, 64<<10)
+	rd.start = t
 	if err := rd.pass1(start); err != nil {
+		return nil, err
+	}
+	if err := rd.choose(); err != nil {
 		return nil, err
 	}
 	if rd.addrs.n == 0 {
@@ -157,7 +196,7 @@ func (rd *reader) read() (*heap.Graph, error) {
 	}
 	rd.prepare()
 	rd.pass2()
-	rd.finish(t)
+	rd.finish()
 	g, err := rd.b.Build()
 	if err != nil {
 		return nil, &FormatError{Offset: -1, Err: err}
@@ -237,14 +276,15 @@ func (rd *reader) empty() error {
 }
 
 // pass1 walks the top-level records: it indexes UTF8 records, reads
-// LOAD_CLASS and CLASS_DUMP records, and lists every object's address.
-// A dump in segments (HEAP_DUMP_SEGMENT) must end them with
-// HEAP_DUMP_END, as every HotSpot and Android dump does: without it the
-// dump was cut at a record boundary, and Read reports it as cut.
+// LOAD_CLASS records and lists the heap dumps; [reader.choose] then reads
+// the CLASS_DUMP records and lists the addresses of the objects of the
+// dump that is read. A dump in segments (HEAP_DUMP_SEGMENT) must end them
+// with HEAP_DUMP_END, as every HotSpot and Android dump does: without it
+// the dump was cut at a record boundary, and Read reports it as cut.
 func (rd *reader) pass1(off int64) error {
 	c := rd.c
 	unknown := map[byte]int{}
-	lastSeg := int64(-1) // offset of the last HEAP_DUMP_SEGMENT not followed by HEAP_DUMP_END
+	open := false // the last dump is in segments and not closed yet
 	for off < rd.size {
 		if rd.size-off < recordHeaderBytes {
 			rd.truncated = &FormatError{Offset: off, Record: "record", Err: fmt.Errorf("record header: %w", io.ErrUnexpectedEOF)}
@@ -252,7 +292,7 @@ func (rd *reader) pass1(off int64) error {
 		}
 		c.seek(off)
 		tag := c.u1()
-		c.u4()
+		micros := c.u4()
 		length := int64(c.u4())
 		if c.err != nil {
 			return &FormatError{Offset: off, Record: recordName(tag), Err: c.err}
@@ -273,8 +313,11 @@ func (rd *reader) pass1(off int64) error {
 			}
 			if !cut {
 				id := c.id()
+				sp := span{body + int64(rd.idSize), uint32(length - int64(rd.idSize))}
 				if _, dup := rd.utf8[id]; !dup {
-					rd.utf8[id] = span{body + int64(rd.idSize), uint32(length - int64(rd.idSize))}
+					rd.utf8[id] = sp
+				} else {
+					rd.again = append(rd.again, repeated{off: off, id: id, text: sp})
 				}
 			}
 		case tagLoadClass:
@@ -286,19 +329,26 @@ func (rd *reader) pass1(off int64) error {
 				c.u4()
 				obj := c.id()
 				c.u4()
+				name := c.id()
 				if _, dup := rd.loadNames[obj]; !dup {
-					rd.loadNames[obj] = c.id()
+					rd.loadNames[obj] = name
+				} else {
+					rd.again = append(rd.again, repeated{off: off, load: true, id: obj, name: name})
 				}
 			}
 		case tagHeapDump, tagHeapDumpSeg:
-			s := segment{tag: tag, start: body, end: end, declared: body + length}
-			s.stop = rd.subRecords(&s, 1)
-			rd.segs = append(rd.segs, s)
-			if tag == tagHeapDumpSeg {
-				lastSeg = off
+			s := segment{tag: tag, start: body, stop: end, end: end, declared: body + length}
+			if tag == tagHeapDump || !open {
+				rd.dumps = append(rd.dumps, dumpRec{time: rd.start.Add(time.Duration(micros) * time.Microsecond)})
 			}
+			d := &rd.dumps[len(rd.dumps)-1]
+			d.segs = append(d.segs, s)
+			open = tag == tagHeapDumpSeg
 		case tagHeapDumpEnd:
-			lastSeg = -1
+			if open {
+				rd.dumps[len(rd.dumps)-1].ended = true
+			}
+			open = false
 		case tagUnloadClass, tagFrame, tagTrace, tagAllocSites, tagHeapSummary,
 			tagStartThread, tagEndThread, tagCPUSamples, tagControl:
 		default:
@@ -317,9 +367,69 @@ func (rd *reader) pass1(off int64) error {
 			rd.b.Warn(-1, "%d records with unknown tag %#02x skipped in all", n, tag)
 		}
 	}
-	if lastSeg >= 0 && rd.truncated == nil {
+	if open && rd.truncated == nil {
+		d := rd.dumps[len(rd.dumps)-1]
 		rd.truncated = &FormatError{Offset: rd.size,
-			Err: fmt.Errorf("no HEAP_DUMP_END after the HEAP_DUMP_SEGMENT at %#x: the dump is cut short: %w", lastSeg, io.ErrUnexpectedEOF)}
+			Err: fmt.Errorf("no HEAP_DUMP_END after the HEAP_DUMP_SEGMENT at %#x: the dump is cut short: %w", d.segs[len(d.segs)-1].start-recordHeaderBytes, io.ErrUnexpectedEOF)}
+	}
+	return nil
+}
+
+// ErrNoSuchDump is wrapped by the error for a dump number the file does
+// not have.
+var ErrNoSuchDump = errors.New("no such heap dump")
+
+// choose chooses the dump to read, the last unless told otherwise: of
+// the dumps a program asked for one after another, the last shows the
+// latest state. Pass 1 walks its bodies; the other dumps' objects are
+// only counted.
+func (rd *reader) choose() error {
+	if len(rd.dumps) == 0 {
+		return nil
+	}
+	rd.chosen = len(rd.dumps) - 1
+	if rd.want > 0 {
+		if rd.want > len(rd.dumps) {
+			return fmt.Errorf("%w: the file holds %d, and there is no dump %d", ErrNoSuchDump, len(rd.dumps), rd.want)
+		}
+		rd.chosen = rd.want - 1
+	}
+	// Names as they were when the dump was written: the last record for
+	// an id before the dump's end.
+	end := rd.dumps[rd.chosen].segs[len(rd.dumps[rd.chosen].segs)-1].end
+	for _, a := range rd.again {
+		switch {
+		case a.off > end:
+		case a.load:
+			rd.loadNames[a.id] = a.name
+		default:
+			rd.utf8[a.id] = a.text
+		}
+	}
+	rd.again = nil
+	if rd.chosen != len(rd.dumps)-1 && rd.truncated != nil {
+		// The input ends after the dump that is read: that one is whole.
+		rd.b.WarnSummary(-1, "the file is cut short after heap dump %d (%v); dump %d, which is read, is whole", rd.chosen+1, rd.truncated, rd.chosen+1)
+		rd.truncated = nil
+	}
+	for i := range rd.dumps {
+		d := &rd.dumps[i]
+		if i != rd.chosen {
+			if len(rd.dumps) > 1 {
+				rd.counted = 0
+				for j := range d.segs {
+					rd.subRecords(&d.segs[j], 0)
+				}
+				d.objects = rd.counted
+			}
+			continue
+		}
+		rd.segs = d.segs
+		for j := range rd.segs {
+			rd.curSeg = j
+			rd.segs[j].stop = rd.subRecords(&rd.segs[j], 1)
+		}
+		d.objects = rd.addrs.n
 	}
 	return nil
 }
@@ -331,7 +441,7 @@ func (rd *reader) prepare() {
 	rd.idx = newAddrIndex(&rd.addrs)
 	rd.addrs = addrList{}
 	if rd.idx.dups > 0 {
-		rd.b.Warn(-1, "%d objects share an id with an earlier object; references go to the first", rd.idx.dups)
+		rd.b.WarnSummary(-1, "%d objects share an id with an earlier object; references go to the first", rd.idx.dups)
 	}
 	rd.b.Grow(rd.nobj, rd.nedges)
 	// Every instance and object array has an internal edge "<class>" to
@@ -377,28 +487,39 @@ func (rd *reader) pass2() {
 }
 
 // finish records warnings that summarize damage and the metadata.
-func (rd *reader) finish(t time.Time) {
+func (rd *reader) finish() {
+	t := rd.start
+	var dumps []heap.Dump
+	if len(rd.dumps) > 0 {
+		t = rd.dumps[rd.chosen].time
+	}
+	if len(rd.dumps) > 1 {
+		for i, d := range rd.dumps {
+			dumps = append(dumps, heap.Dump{Number: i + 1, Objects: d.objects, Time: d.time, Read: i == rd.chosen})
+		}
+	}
 	if rd.dangling > 0 {
-		rd.b.Warn(-1, "%d references point to no object in the dump (first: %#x, from object %#x); they were dropped",
+		rd.b.WarnSummary(-1, "%d references point to no object in the dump (first: %#x, from object %#x); they were dropped",
 			rd.dangling, rd.firstDangling, rd.danglingFrom)
 	}
 	if rd.lostRoots > 0 {
-		rd.b.Warn(-1, "%d roots point to no object in the dump; they were dropped", rd.lostRoots)
+		rd.b.WarnSummary(-1, "%d roots point to no object in the dump; they were dropped", rd.lostRoots)
 	}
 	if rd.noClass > 0 {
-		rd.b.Warn(rd.noClassOff, "%d instances of classes without a CLASS_DUMP; their fields were not decoded", rd.noClass)
+		rd.b.WarnSummary(rd.noClassOff, "%d instances of classes without a CLASS_DUMP; their fields were not decoded", rd.noClass)
 	}
 	if rd.badFields > 0 {
-		rd.b.Warn(rd.badFieldsOff, "%d instances whose field data disagrees with their class's fields; their fields were not decoded", rd.badFields)
+		rd.b.WarnSummary(rd.badFieldsOff, "%d instances whose field data disagrees with their class's fields; their fields were not decoded", rd.badFields)
 	}
 	if rd.undigested > 0 {
-		rd.b.Warn(-1, "%d strings (first: %#x) have no digest: their values hold more characters than the reader hashes for a dump of this size; duplicate detection misses them",
+		rd.b.WarnSummary(-1, "%d strings (first: %#x) have no digest: their values hold more characters than the reader hashes for a dump of this size; duplicate detection misses them",
 			rd.undigested, rd.undigestedAt)
 	}
 	align := strconv.Itoa(rd.model.align)
 	rd.b.SetMeta(heap.Meta{
 		Runtime: "java",
 		Version: rd.jdkVersion,
+		Dumps:   dumps,
 		Attrs: map[string]string{
 			"format":           rd.version,
 			"identifier size":  strconv.Itoa(rd.idSize),

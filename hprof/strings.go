@@ -335,7 +335,7 @@ type checkpoint struct {
 // sub-record, and when the next one is due: pass 1 calls it when the
 // sub-records, objects or bytes since the last one reach their bound.
 func (rd *reader) checkpoint(off int64) {
-	rd.cks = append(rd.cks, checkpoint{off: off, seg: uint32(len(rd.segs)), obj: uint32(rd.addrs.n)})
+	rd.cks = append(rd.cks, checkpoint{off: off, seg: uint32(rd.curSeg), obj: uint32(rd.addrs.n)})
 	rd.ckLeft = checkpointEvery
 	rd.ckObj = rd.addrs.n + checkpointEvery
 	rd.ckOff = off + checkpointBytes

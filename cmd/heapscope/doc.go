@@ -138,6 +138,11 @@ Flags every analysis takes:
 	                            gzip V8 snapshot's text; default 64 times the
 	                            compressed size, at least 1G (check and web
 	                            take it too)
+	--dump N                    read heap dump N (from 1) of an HPROF file
+	                            that holds several (the old hprof agent
+	                            wrote one per dump request into one file);
+	                            default: the last, the latest state; summary
+	                            lists them; dumps are never merged
 
 In Python tests, heapscope.leakcheck (assert_no_leaks, LeakCheck) and the
 pytest plugin (pytest -p heapscope.pytest_plugin) run a workload and fail

@@ -63,12 +63,14 @@ func (o *outputFlags) register(fs *flag.FlagSet, top int) {
 }
 
 // inflateFlag is --max-inflated: the most bytes reading one snapshot may
-// write to a temporary file, in the options snapshots are opened with.
+// write to a temporary file, in the options snapshots are opened with;
+// it registers --dump too, which goes into the same options.
 type inflateFlag struct {
 	open heapfile.Options
 }
 
 func (f *inflateFlag) register(fs *flag.FlagSet) {
+	fs.Var(dumpFlag{&f.open.Dump}, "dump", "read heap dump `N` (from 1) of an HPROF file that holds several, as the old hprof agent wrote them (default: the last, the latest state; summary lists them)")
 	fs.Var(f, "max-inflated", "write at most `SIZE` bytes (suffixes K, M, G) to a temporary file to read a snapshot: a gzip HPROF decompressed, or a snapshot from a pipe; also the most text a gzip V8 snapshot may decompress to (default: 64 times the compressed size, at least 1G)")
 }
 
@@ -88,6 +90,25 @@ func (f *inflateFlag) Set(s string) error {
 		return err
 	}
 	f.open.MaxInflated = int64(min(n, 1<<62))
+	return nil
+}
+
+// dumpFlag is --dump: a dump number from 1.
+type dumpFlag struct{ n *int }
+
+func (d dumpFlag) String() string {
+	if d.n == nil || *d.n == 0 {
+		return ""
+	}
+	return strconv.Itoa(*d.n)
+}
+
+func (d dumpFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return errors.New("want a dump number from 1")
+	}
+	*d.n = n
 	return nil
 }
 

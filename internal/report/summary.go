@@ -24,6 +24,11 @@ func Header(s Source) string {
 	if o.Census {
 		rt += " census"
 	}
+	for _, d := range o.Dumps {
+		if d.Read {
+			rt += fmt.Sprintf(", dump %d of %d", d.Number, len(o.Dumps))
+		}
+	}
 	return fmt.Sprintf("%s: %s, %s objects, %s edges, %s, %s",
 		s.Path, rt, Count(o.Objects), Count(o.Edges), Bytes(o.Bytes), plural(o.Warnings, "warning"))
 }
@@ -70,17 +75,37 @@ func Summary(w io.Writer, f Format, src Source, rows []analyze.TypeSummary, tota
 }
 
 // overviewLines writes what the header line leaves out: the object
-// layout a Java dump's sizes assume.
+// layout a Java dump's sizes assume, and the heap dumps of a file that
+// holds several.
 func overviewLines(w io.Writer, f Format, o analyze.Overview) error {
-	if o.Layout == "" {
-		return nil
+	var lines []string
+	if o.Layout != "" {
+		lines = append(lines, "layout: "+o.Layout)
 	}
-	line := "layout: " + o.Layout
-	if f == Markdown {
-		line = mdLine(line) + "\n"
+	if len(o.Dumps) > 0 {
+		last := o.Dumps[len(o.Dumps)-1]
+		why := "--dump N"
+		if last.Read {
+			why = "the last, the latest state, unless --dump N"
+		}
+		lines = append(lines, fmt.Sprintf("the file holds %d heap dumps, each a snapshot of its own; read: %s", len(o.Dumps), why))
+		for _, d := range o.Dumps {
+			mark := " "
+			if d.Read {
+				mark = "*"
+			}
+			lines = append(lines, fmt.Sprintf("  %s dump %d: %s objects, %s", mark, d.Number, Count(d.Objects), d.Time.UTC().Format("2006-01-02 15:04:05.000 UTC")))
+		}
 	}
-	_, err := fmt.Fprintln(w, line)
-	return err
+	for _, line := range lines {
+		if f == Markdown {
+			line = mdLine(line) + "\n"
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // more says how many rows a --top cut left out.
