@@ -194,6 +194,19 @@ type Selector struct {
 	// qualified name, its last part (after a dot), or a pattern in
 	// which "*" stands for any text (see [MatchClass]).
 	Class string
+	// Label, with an address, is the name the object must go by (its
+	// type name, its own name or its class's name): a selector copied
+	// from heapscope's output ("Server @47297") picks nothing when the
+	// id names another object.
+	Label string
+	// Loose takes a Type that no type has for what else a name printed
+	// by heapscope stands for, the first that picks something: objects
+	// whose own name it is ("module app", "class app.Cache"), class
+	// objects of that name (see Class), the closures of a function of
+	// that name ("refreshItemView" for "refreshItemView (closure)"), a
+	// row of leaks or diff ("T (classes P)", "P (instances of N
+	// classes)"), or types whose name matches it with "*" for any text.
+	Loose bool
 }
 
 // Select returns the objects s picks, in ID order. The zero Selector
@@ -204,13 +217,19 @@ func Select(g *heap.Graph, s Selector) []heap.ObjectID {
 	}
 	if s.HasAddr {
 		id, ok := g.FindAddr(s.Addr)
-		if !ok || !s.matchRest(g, id) {
+		if !ok || !s.matchRest(g, id) || s.Label != "" && !labelMatches(g, id, s.Label) {
 			return nil
 		}
 		return []heap.ObjectID{id}
 	}
 	if s.Type == "" && s.Value == "" {
 		return nil
+	}
+	if s.Loose && s.Value == "" {
+		if out := Select(g, Selector{Type: s.Type}); out != nil {
+			return out
+		}
+		return selectLoose(g, s)
 	}
 	var out []heap.ObjectID
 	if s.Value != "" {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/heapscope/heapscope/analyze"
 )
 
 //go:embed doc.go
@@ -29,7 +31,7 @@ func init() {
 		{name: "diff", args: "BEFORE AFTER", short: "change per type between two snapshots", run: runDiff},
 		{name: "top", args: "SNAPSHOT", short: "objects and types that retain the most; objects held outside the heap", run: runTop},
 		{name: "tree", args: "SNAPSHOT", short: "the dominator tree, by retained size", run: runTree},
-		{name: "why", args: "SNAPSHOT SELECTOR", short: "shortest retainer paths to objects (by type, 0xADDR, value:TEXT or class:NAME), merged", run: runWhy},
+		{name: "why", args: "SNAPSHOT SELECTOR", short: "shortest retainer paths to objects (by type or name, id, value:TEXT or class:NAME), merged", run: runWhy},
 		{name: "containers", args: "SNAPSHOT", short: "dicts, lists, maps and caches that hold the most", run: runContainers},
 		{name: "duplicates", args: "SNAPSHOT", short: "strings, bytes and tuples with equal content", run: runDuplicates},
 		{name: "trend", args: "S1 S2 S3 ...", short: "growth per type over many snapshots: steady, warm-up, churn", run: runTrend},
@@ -221,7 +223,7 @@ func flagNames(c command) []string {
 func didYouMean(s string, names []string, prefix string) string {
 	best, bestD := "", 0
 	for _, n := range names {
-		d := editDistance(s, n)
+		d := analyze.EditDistance(s, n)
 		if strings.HasPrefix(n, s) && len(s) >= 3 {
 			d = min(d, 1) // a prefix: "contain" for "containers"
 		}
@@ -233,29 +235,6 @@ func didYouMean(s string, names []string, prefix string) string {
 		return ""
 	}
 	return "; did you mean " + prefix + best + "?"
-}
-
-// editDistance is the Levenshtein distance between a and b (insertions,
-// deletions and substitutions of bytes), by the two-row dynamic program
-// (Wagner and Fischer, "The string-to-string correction problem", 1974).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // flagSet returns a flag set for a command. -h prints the command's usage

@@ -28,14 +28,22 @@ Why it stays alive, and what is wasted:
 	                            dominators; objects held outside the heap
 	                            (Python); what no root reaches
 	tree SNAPSHOT               the dominator tree (--depth N, --min-size 1M,
-	                            --from 0xADDR)
+	                            --from ID)
 	why SNAPSHOT SELECTOR       shortest paths from the roots to the selected
 	                            objects, merged by path: SELECTOR is a type
-	                            name, an address (0x7f...), value:TEXT, or
+	                            name, an object's id (0x7f... in hex; a V8
+	                            id as DevTools prints it, @47297 or 47297),
+	                            an object as heapscope prints it (Server
+	                            @47297, app.Item@0x7f...), value:TEXT, or
 	                            class:NAME for class objects (NAME qualified
 	                            or not, * for any text: class:app.Model_*);
-	                            a bare NAME no type has is a class's;
-	                            --weak follows weak references too
+	                            a bare NAME no type has is what else
+	                            heapscope prints it for: an object's name
+	                            (module app), a class's, a function's
+	                            closures (onTick), a row of leaks or diff;
+	                            a selector that picks nothing says the
+	                            nearest names; --weak follows weak
+	                            references too
 	containers SNAPSHOT         dicts, lists, maps and caches by retained size,
 	                            with their entry counts
 	duplicates SNAPSHOT         equal strings, bytes and tuples: wasted bytes

@@ -80,7 +80,7 @@ func runTree(args []string, stdout, stderr io.Writer) error {
 	a := newAnalysis("tree", "SNAPSHOT", stderr, 10)
 	depth := a.fs.Int("depth", 3, "show `N` levels below the start")
 	minSize := a.fs.String("min-size", "0", "hide subtrees retaining less than `BYTES` (suffixes K, M, G)")
-	from := a.fs.String("from", "", "start at this object (an address, e.g. 0x7f3a...) instead of the roots")
+	from := a.fs.String("from", "", "start at this object (its id: 0x7f3a... or, for V8, @47297) instead of the roots")
 	pos, f, err := a.parse(args, 1, 1)
 	if err != nil {
 		return err
@@ -96,9 +96,9 @@ func runTree(args []string, stdout, stderr io.Writer) error {
 	g := an.g
 	start := analyze.SuperRoot
 	if *from != "" {
-		addr, err := strconv.ParseUint(strings.TrimPrefix(*from, "0x"), 16, 64)
+		addr, err := analyze.ParseID(*from)
 		if err != nil {
-			return usagef("--from wants an address such as 0x7f3a0c2b1e40: %v", err)
+			return usagef("--from wants an object id such as 0x7f3a0c2b1e40 or @47297: %v", err)
 		}
 		id, ok := g.FindAddr(addr)
 		if !ok {
@@ -135,7 +135,7 @@ func runWhy(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sel, err := parseSelector(pos[1])
+	sel, err := analyze.ParseSelector(pos[1])
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -144,53 +144,12 @@ func runWhy(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	g := an.g
-	objs := analyze.Select(g, sel)
-	bare := sel.Type != "" && !strings.HasPrefix(pos[1], "type:")
-	if len(objs) == 0 && bare {
-		// A bare name no type has may be a class's: the class object.
-		objs = analyze.Select(g, analyze.Selector{Class: sel.Type})
-	}
-	if len(objs) == 0 {
-		why := ""
-		switch {
-		case (bare || sel.Class != "") && g.NumValues() == 0 && g.Meta().Runtime == "python":
-			why = " (Python class names are values, and this snapshot has none: it was taken with values=False)"
-		case bare:
-			why = " (no type and no class has that name)"
-		}
-		return fmt.Errorf("%s selects no object in %s%s", pos[1], pos[0], why)
+	objs, err := selectObjects(g, sel, pos[1], pos[0])
+	if err != nil {
+		return err
 	}
 	groups, unreached := analyze.MergePaths(an.paths, an.tree, objs)
 	return report.Why(a.fit(stdout), f, src, g, pos[1], len(objs), groups, cut(groups, a.out.top), unreached)
-}
-
-// parseSelector reads a why selector: an address (0x...), "value:TEXT"
-// (a substring of value labels), a class object by its name
-// ("class:NAME" or "class NAME", as Java classes are named; NAME
-// qualified or not, "*" for any text), or a type name ("type:NAME" or
-// NAME; the caller tries a bare NAME that no type has as a class name).
-func parseSelector(s string) (analyze.Selector, error) {
-	switch {
-	case strings.HasPrefix(s, "0x"):
-		a, err := strconv.ParseUint(s[2:], 16, 64)
-		if err != nil {
-			return analyze.Selector{}, fmt.Errorf("bad address %q", s)
-		}
-		return analyze.Selector{Addr: a, HasAddr: true}, nil
-	case strings.HasPrefix(s, "value:"):
-		return analyze.Selector{Value: s[len("value:"):]}, nil
-	case strings.HasPrefix(s, "type:"):
-		return analyze.Selector{Type: s[len("type:"):]}, nil
-	case strings.HasPrefix(s, "class:"), strings.HasPrefix(s, "class "):
-		name := strings.TrimSpace(s[len("class:"):])
-		if name == "" {
-			return analyze.Selector{}, fmt.Errorf("%q names no class", s)
-		}
-		return analyze.Selector{Class: name}, nil
-	case s == "":
-		return analyze.Selector{}, fmt.Errorf("empty selector")
-	}
-	return analyze.Selector{Type: s}, nil
 }
 
 func runContainers(args []string, stdout, stderr io.Writer) error {
@@ -232,6 +191,17 @@ func runDuplicates(args []string, stdout, stderr io.Writer) error {
 	})
 	all := analyze.Duplicates(g, r, 0)
 	return report.Duplicates(a.fit(stdout), f, src, cut(all, a.out.top), len(all))
+}
+
+// selectObjects returns the objects sel (text, as given) picks in g, read
+// from file, or an error that says why it picks none and suggests the
+// names nearest to the one given.
+func selectObjects(g *heap.Graph, sel analyze.Selector, text, file string) ([]heap.ObjectID, error) {
+	objs := analyze.Select(g, sel)
+	if len(objs) == 0 {
+		return nil, fmt.Errorf("%s selects no object in %s%s", text, file, analyze.NoMatch(g, sel, text))
+	}
+	return objs, nil
 }
 
 // suspectRows finds the leak suspects of an analysis and the paths that

@@ -11,15 +11,26 @@ import (
 // value label quoted when it has one ("str@0x2000 'cache'"), and by its
 // own name when it has one, in place of its type ("class
 // leakbench.SessionCache@0xff1023c8", not "java.lang.Class@0xff1023c8").
+// A V8 object is named as DevTools names it, its id in decimal after a
+// space: "Server @47297" (see [analyze.IDText]).
 func ObjectText(g *heap.Graph, id heap.ObjectID) string {
 	if id == analyze.SuperRoot {
 		return "(all roots)"
 	}
-	s := objectLabel(g, id) + "@" + addrText(g.Addr(id))
+	s := objectLabel(g, id) + idSuffix(g, id)
 	if v, ok := g.Value(id); ok {
 		s += " " + strconv.Quote(v)
 	}
 	return s
+}
+
+// idSuffix is what follows an object's name to say which object it is:
+// "@0x3000", or " @47297" for V8.
+func idSuffix(g *heap.Graph, id heap.ObjectID) string {
+	if g.Meta().Runtime == "v8" {
+		return " " + analyze.IDText(g, id)
+	}
+	return "@" + analyze.IDText(g, id)
 }
 
 // objectLabel is the object's name, or its type name when it has none.
@@ -51,7 +62,7 @@ type objectJSON struct {
 
 func objToJSON(t *analyze.DomTree, id heap.ObjectID) objectJSON {
 	g := t.Graph()
-	o := objectJSON{Addr: addrText(g.Addr(id)), Type: g.TypeName(g.Type(id)), Shallow: g.Size(id), Retained: t.Retained(id)}
+	o := objectJSON{Addr: analyze.IDText(g, id), Type: g.TypeName(g.Type(id)), Shallow: g.Size(id), Retained: t.Retained(id)}
 	o.Value, _ = g.Value(id)
 	o.Name, _ = g.Name(id)
 	return o

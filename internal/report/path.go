@@ -159,29 +159,9 @@ func pathToJSON(g *heap.Graph, p analyze.Path) pathJSON {
 			st.Kind = s.Kind.String()
 		}
 		if g != nil {
-			st.Addr = addrText(g.Addr(s.Object))
+			st.Addr = analyze.IDText(g, s.Object)
 		}
 		out.Steps = append(out.Steps, st)
 	}
 	return out
-}
-
-// addrText formats a runtime address or id as hex.
-func addrText(a uint64) string {
-	const digits = "0123456789abcdef"
-	if a == 0 {
-		return "0x0"
-	}
-	var buf [18]byte
-	i := len(buf)
-	for a > 0 {
-		i--
-		buf[i] = digits[a&15]
-		a >>= 4
-	}
-	i--
-	buf[i] = 'x'
-	i--
-	buf[i] = '0'
-	return string(buf[i:])
 }

@@ -254,7 +254,7 @@ func chainText(g *heap.Graph, chain []heap.ObjectID) []string {
 	chainRuns(g, chain, func(label string, objs []heap.ObjectID) {
 		if len(objs) > chainRun {
 			out = append(out, fmt.Sprintf("%s x %s (%s .. %s)", label, Count(len(objs)),
-				addrText(g.Addr(objs[0])), addrText(g.Addr(objs[len(objs)-1]))))
+				analyze.IDText(g, objs[0]), analyze.IDText(g, objs[len(objs)-1])))
 			return
 		}
 		for _, c := range objs {

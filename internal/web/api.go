@@ -38,8 +38,6 @@ func idText(id heap.ObjectID) string {
 	return strconv.FormatUint(uint64(id), 10)
 }
 
-func addrText(a uint64) string { return "0x" + strconv.FormatUint(a, 16) }
-
 func shorten(s string) string {
 	if utf8.RuneCountInString(s) <= maxValue {
 		return s
@@ -57,7 +55,7 @@ func objectOf(g *heap.Graph, t *analyze.DomTree, id heap.ObjectID) objectJSON {
 		}
 		return o
 	}
-	o := objectJSON{ID: idText(id), Addr: addrText(g.Addr(id)), Type: g.TypeName(g.Type(id)), Shallow: g.Size(id)}
+	o := objectJSON{ID: idText(id), Addr: analyze.IDText(g, id), Type: g.TypeName(g.Type(id)), Shallow: g.Size(id)}
 	if name, ok := g.Name(id); ok {
 		o.Name = name
 	}
@@ -91,7 +89,7 @@ type stepJSON struct {
 func pathOf(g *heap.Graph, p analyze.Path) pathJSON {
 	out := pathJSON{Text: report.PathText(p), RootKind: p.RootKind.String(), RootName: p.RootName, Steps: []stepJSON{}}
 	for i, s := range p.Steps {
-		st := stepJSON{ID: idText(s.Object), Addr: addrText(g.Addr(s.Object)), Type: s.Type, Name: s.Name, Edge: s.Edge}
+		st := stepJSON{ID: idText(s.Object), Addr: analyze.IDText(g, s.Object), Type: s.Type, Name: s.Name, Edge: s.Edge}
 		if i > 0 {
 			st.Kind = s.Kind.String()
 		}
@@ -248,19 +246,24 @@ func (s *server) diff(r *http.Request) (any, error) {
 	}{a, b, identity, rows}, nil
 }
 
-// selection reads the why selector of a request: type, addr (hex, with
-// or without 0x), value (a substring of value labels), class (a class
-// object's name, as the why command's class:NAME) or id.
-// It returns the selector as the why command would write it, and a key
-// that names the selection for the cache.
-func selection(r *http.Request, g *heap.Graph) (sel, key string, objs []heap.ObjectID, err error) {
+// selection reads the selector of a request: sel (a selector as the
+// command line takes it: a type or other name, an id such as @47297 or
+// 0x7f3a..., value:TEXT, class:NAME), or one of type, addr (hex, with or
+// without 0x), value (a substring of value labels), class (a class
+// object's name, as the why command's class:NAME) or id (an object's
+// index in the snapshot, as the page's links give it). It returns the
+// selector as the why command would write it, a key that names the
+// selection for the cache, and the objects, or an error that says why
+// it picks none.
+func selection(r *http.Request, g *heap.Graph) (text, key string, objs []heap.ObjectID, err error) {
 	q := r.URL.Query()
-	for _, k := range []string{"id", "addr", "value", "class", "type"} {
+	for _, k := range []string{"id", "sel", "addr", "value", "class", "type"} {
 		if v := q.Get(k); v != "" {
 			key = k + "=" + v
 			break
 		}
 	}
+	var sel analyze.Selector
 	switch {
 	case q.Get("id") != "":
 		v := q.Get("id")
@@ -269,25 +272,33 @@ func selection(r *http.Request, g *heap.Graph) (sel, key string, objs []heap.Obj
 			return "", "", nil, notFound("no object %q in this snapshot", v)
 		}
 		id := heap.ObjectID(n)
-		return g.TypeName(g.Type(id)) + "@" + addrText(g.Addr(id)), key, []heap.ObjectID{id}, nil
+		return report.ObjectText(g, id), key, []heap.ObjectID{id}, nil
+	case q.Get("sel") != "":
+		text = q.Get("sel")
+		if sel, err = analyze.ParseSelector(text); err != nil {
+			return "", "", nil, badRequest("%v", err)
+		}
 	case q.Get("addr") != "":
 		v := q.Get("addr")
 		a, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(v), "0x"), 16, 64)
 		if err != nil {
 			return "", "", nil, badRequest("addr: want a hex address such as 0x7f3a0c2b1e40, got %q", v)
 		}
-		return addrText(a), key, analyze.Select(g, analyze.Selector{Addr: a, HasAddr: true}), nil
+		text, sel = "0x"+strconv.FormatUint(a, 16), analyze.Selector{Addr: a, HasAddr: true}
 	case q.Get("value") != "":
-		v := q.Get("value")
-		return "value:" + v, key, analyze.Select(g, analyze.Selector{Value: v}), nil
+		text, sel = "value:"+q.Get("value"), analyze.Selector{Value: q.Get("value")}
 	case q.Get("class") != "":
-		v := q.Get("class")
-		return "class:" + v, key, analyze.Select(g, analyze.Selector{Class: v}), nil
+		text, sel = "class:"+q.Get("class"), analyze.Selector{Class: q.Get("class")}
 	case q.Get("type") != "":
-		v := q.Get("type")
-		return v, key, analyze.Select(g, analyze.Selector{Type: v}), nil
+		text, sel = q.Get("type"), analyze.Selector{Type: q.Get("type")}
+	default:
+		return "", "", nil, badRequest("say which objects: sel=SELECTOR (a name, @id, 0xADDR, value:TEXT, class:NAME), type=NAME, addr=0xADDR, value=TEXT, class=NAME or id=N")
 	}
-	return "", "", nil, badRequest("say which objects: type=NAME, addr=0xADDR, value=TEXT, class=NAME or id=N")
+	objs = analyze.Select(g, sel)
+	if len(objs) == 0 {
+		return "", "", nil, notFound("%s selects no object in this snapshot%s", text, analyze.NoMatch(g, sel, text))
+	}
+	return text, key, objs, nil
 }
 
 type groupJSON struct {

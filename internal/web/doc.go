@@ -21,7 +21,9 @@
 // the server), the dominator tree one node's children at a time, and the
 // analyses that need the dominator tree run on first use, once.
 //
-// Endpoints (all GET; s is a snapshot index; id an object id or "root"):
+// Endpoints (all GET; s is a snapshot index; id an object's index in the
+// snapshot, as the page's links give it, or "root"; sel a selector as
+// the command line takes it, see [analyze.ParseSelector]):
 //
 //	/api/snapshots                       overview of every snapshot, warnings
 //	/api/snapshots/{s}/summary           objects and bytes per type (paged)
@@ -29,7 +31,7 @@
 //	/api/snapshots/{s}/object/{id}       one object: dominators, shortest path
 //	/api/snapshots/{s}/children/{id}     its children in the dominator tree (paged)
 //	/api/snapshots/{s}/treemap/{id}      two levels below it, for the chart
-//	/api/snapshots/{s}/why?type=|addr=|value=|id=   merged retainer paths (paged)
+//	/api/snapshots/{s}/why?sel=|type=|class=|addr=|value=|id=   merged retainer paths (paged)
 //	/api/snapshots/{s}/top               what retains the most
 //	/api/snapshots/{s}/types             retained size per type (paged)
 //	/api/leaks?baseline=&target=&final=  the three-snapshot rule (paged)

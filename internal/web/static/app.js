@@ -249,13 +249,15 @@
   // ---- why ----
   function why(p) {
     const s = snapParam(p, 's', 0);
-    const kinds = [['type', 'type name'], ['addr', 'address (0x…)'], ['value', 'value contains'], ['class', 'class name'], ['id', 'object id']];
-    let kind = kinds.map((k) => k[0]).find((k) => p[k]) || 'type';
-    const input = el('input', { type: 'text', name: 'selector', value: p[kind] || '', list: 'type-names', size: 40, placeholder: 'e.g. app.Session' });
-    const kindSel = el('select', { name: 'kind' }, kinds.map(([k, label]) => el('option', { value: k, selected: k === kind, text: label })));
+    // The objects: a selector as the command line takes it (sel), or
+    // what a link gives (type, class, value, addr, or id: an object's
+    // index in the snapshot).
+    const kind = ['sel', 'id', 'type', 'class', 'value', 'addr'].find((k) => p[k]) || 'sel';
+    const shown = { sel: p.sel, type: p.type, class: p.class && 'class:' + p.class, value: p.value && 'value:' + p.value, addr: p.addr, id: '' }[kind] || '';
+    const input = el('input', { type: 'text', name: 'selector', value: shown, list: 'type-names', size: 48, placeholder: 'a type or name, an id (@47297, 0x7f3a…), value:TEXT, class:NAME' });
     const list = el('datalist', { id: 'type-names' });
-    const form = el('form', { class: 'controls', onsubmit: (e) => { e.preventDefault(); go('why', { s, [kindSel.value]: input.value.trim() }); } },
-      'snapshot ', snapSelect('s', s, (v) => go('why', { s: v, [kind]: p[kind] })), ' ', kindSel, ' ', input, ' ', el('button', { type: 'submit', text: 'why alive?' }), list);
+    const form = el('form', { class: 'controls', onsubmit: (e) => { e.preventDefault(); go('why', { s, sel: input.value.trim() }); } },
+      'snapshot ', snapSelect('s', s, (v) => go('why', { s: v, [kind]: p[kind] })), ' objects ', input, ' ', el('button', { type: 'submit', text: 'why alive?' }), list);
     api(`/api/snapshots/${s}/summary`, { limit: 1000 }).then((r) => list.replaceChildren(...r.rows.map((t) => el('option', { value: t.type })))).catch(() => {});
     const view = [el('h1', { text: 'Why is it alive? Shortest paths from the roots, merged' }), form];
     if (!p[kind]) return view;
@@ -264,6 +266,7 @@
     view.push(head, objBox);
     if (kind === 'id') {
       api(`/api/snapshots/${s}/object/${p.id}`).then((info) => {
+        input.value = HS.objectText(info.object).replace(/ ".*$/, '');
         const chain = info.dominators.filter((d) => d.id !== 'root');
         objBox.replaceChildren(el('p', {}, objectLink(s, info.object), ` retains ${bytes(info.object.retained_bytes)} (shallow ${bytes(info.object.shallow_bytes)})`,
           chain.length ? el('span', {}, '; dominated by ', chain.map((d, i) => [i ? ' › ' : '', objectLink(s, d)]).flat()) : null));

@@ -48,13 +48,17 @@ const HS = (() => {
   const nameOf = (o) => o.name || o.type;
 
   // objectText names an object as the command line does: "app.Item@0x3000",
-  // with its value quoted.
+  // a V8 object as DevTools does, "Server @47297", with its value quoted.
   function objectText(o) {
     if (o.id === 'root') return '(all roots)';
-    let s = nameOf(o) + '@' + o.addr;
+    let s = nameOf(o) + idSuffix(o.addr);
     if (o.value) s += ' ' + JSON.stringify(o.value);
     return s;
   }
+
+  // idSuffix is what follows an object's name to say which it is: its
+  // address ("@0x3000") or, for V8, its id after a space (" @47297").
+  const idSuffix = (addr) => (!addr ? '' : addr.startsWith('@') ? ' ' + addr : '@' + addr);
 
   // localSource serves a table from rows in memory: filtered by name(row),
   // sorted by a column's value, paged.
@@ -151,7 +155,7 @@ const HS = (() => {
     const steps = path.steps || [];
     return el('ol', { class: 'steps' }, steps.map((s, i) => {
       const label = (i === 0 ? (path.root || [path.root_kind, path.root_name].filter(Boolean).join(' ')) + ' → ' : '') +
-        (s.edge ? s.edge + ' ' : '') + nameOf(s) + (s.addr ? '@' + s.addr : '');
+        (s.edge ? s.edge + ' ' : '') + nameOf(s) + idSuffix(s.addr);
       const href = link ? link(s) : null;
       return el('li', { class: s.kind === 'weak' ? 'weak' : null }, href ? el('a', { href, text: label }) : label);
     }));
@@ -207,7 +211,7 @@ const HS = (() => {
   }
 
   return {
-    bytes, signedBytes, count, signedCount, signedFloat, series, growthText, growthSeries, el, nameOf, objectText, localSource, Table,
+    bytes, signedBytes, count, signedCount, signedFloat, series, growthText, growthSeries, el, nameOf, idSuffix, objectText, localSource, Table,
     pathSteps, pathView, chart, lineChart, barChart, basename, overviewText,
   };
 })();

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/heapscope/heapscope/agent"
+)
+
+// leakySnapshots runs the real leaky program of a runtime (python, node
+// or java), which writes its baseline, target and final snapshots, and
+// returns their paths; it skips when the runtime is not installed.
+func leakySnapshots(t *testing.T, runtime string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var cmd *exec.Cmd
+	ext := ""
+	switch runtime {
+	case "python":
+		if _, err := exec.LookPath("python3"); err != nil {
+			t.Skip("python3 is not installed")
+		}
+		pp, err := agent.Dir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd = exec.Command("python3", filepath.Join("testdata", "leaky.py"), dir)
+		cmd.Env = append(os.Environ(), "PYTHONPATH="+pp)
+		ext = ".pysnap"
+	case "node":
+		if _, err := exec.LookPath("node"); err != nil {
+			t.Skip("node is not installed")
+		}
+		cmd = exec.Command("node", "--expose-gc", filepath.Join("testdata", "leaky.js"), dir)
+		ext = ".heapsnapshot"
+	case "java":
+		if _, err := exec.LookPath("javac"); err != nil {
+			t.Skip("javac is not installed")
+		}
+		if out, err := exec.Command("javac", "-d", dir, filepath.Join("testdata", "Leaky.java")).CombinedOutput(); err != nil {
+			t.Fatalf("javac: %v\n%s", err, out)
+		}
+		cmd = exec.Command("java", "-Xshare:off", "-Xmx256m", "-cp", dir, "Leaky", dir)
+		ext = ".hprof"
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", runtime, err, out)
+	}
+	var snaps []string
+	for _, n := range []string{"baseline", "target", "final"} {
+		snaps = append(snaps, filepath.Join(dir, n+ext))
+	}
+	return snaps
+}
+
+// selected runs why on a selector and returns how many objects it
+// selects, or the error.
+func selected(t *testing.T, snap, sel string) (int, error) {
+	t.Helper()
+	var out struct {
+		Selected int `json:"selected"`
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"why", "--json", "--top", "1", snap, sel}, &stdout, &stderr); err != nil {
+		return 0, err
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Selected, nil
+}
+
+// checkPrintedNames: every name leaks and top print selects objects in
+// why, as the user copies it: a leak finding's type label selects at
+// least the finding's objects; an object top prints, by its name and id
+// as printed, selects that object, and so does its id alone in every
+// form (@N and N for V8's decimal ids, 0x for the hex ones); a closure
+// type "f (closure)" is selected by "f".
+func checkPrintedNames(t *testing.T, snaps []string) {
+	var lk struct {
+		Rows []struct {
+			Type    string `json:"type"`
+			Classes string `json:"classes"`
+			Types   int    `json:"types"`
+			Count   int    `json:"count"`
+		} `json:"rows"`
+	}
+	runJSON(t, &lk, "leaks", "--json", "--top", "0", snaps[0], snaps[1], snaps[2])
+	if len(lk.Rows) == 0 {
+		t.Fatal("leaks found nothing to check")
+	}
+	for _, r := range lk.Rows {
+		label := r.Type
+		switch {
+		case r.Types > 0:
+			label = fmt.Sprintf("%s (instances of %d classes)", r.Type, r.Types)
+		case r.Classes != "":
+			label = r.Type + " (classes " + r.Classes + ")"
+		}
+		n, err := selected(t, snaps[2], label)
+		if err != nil || n < r.Count {
+			t.Errorf("leaks prints %q (%d objects); why selects %d: %v", label, r.Count, n, err)
+		}
+	}
+	var top struct {
+		Objects []struct {
+			Addr string `json:"addr"`
+			Type string `json:"type"`
+			Name string `json:"name"`
+		} `json:"objects"`
+		Types []struct {
+			Type string `json:"type"`
+		} `json:"types"`
+	}
+	runJSON(t, &top, "top", "--json", "--top", "15", snaps[2])
+	if len(top.Objects) == 0 {
+		t.Fatal("top lists no objects to check")
+	}
+	for _, o := range top.Objects {
+		label := o.Type
+		if o.Name != "" {
+			label = o.Name
+		}
+		forms := []string{o.Addr}
+		if strings.HasPrefix(o.Addr, "@") {
+			var n uint64
+			fmt.Sscanf(o.Addr, "@%d", &n)
+			forms = append(forms, label+" "+o.Addr, o.Addr[1:], fmt.Sprintf("0x%x", n))
+		} else {
+			forms = append(forms, label+"@"+o.Addr)
+		}
+		for _, sel := range forms {
+			if n, err := selected(t, snaps[2], sel); err != nil || n != 1 {
+				t.Errorf("top prints %s %s; why %q selects %d objects: %v", label, o.Addr, sel, n, err)
+			}
+		}
+	}
+	closures := 0
+	for _, ty := range top.Types {
+		if fn, ok := strings.CutSuffix(ty.Type, " (closure)"); ok && !strings.ContainsAny(fn, "()") {
+			closures++
+			// A name that is a type's too ("NodeError": its instances,
+			// and its constructor, "NodeError (closure)") is the type's.
+			if _, err := selected(t, snaps[2], "type:"+fn); err == nil {
+				continue
+			}
+			a, errA := selected(t, snaps[2], fn)
+			b, errB := selected(t, snaps[2], ty.Type)
+			if errA != nil || errB != nil || a != b {
+				t.Errorf("why %q selects %d (%v), why %q %d (%v)", fn, a, errA, ty.Type, b, errB)
+			}
+		}
+	}
+	if strings.HasSuffix(snaps[2], ".heapsnapshot") && closures == 0 {
+		t.Error("top lists no closure type to check")
+	}
+}
+
+// TestExploreNode: the commands that explore one object on a real node
+// program's snapshots.
+func TestExploreNode(t *testing.T) {
+	snaps := leakySnapshots(t, "node")
+	t.Run("names", func(t *testing.T) { checkPrintedNames(t, snaps) })
+	t.Run("closure", func(t *testing.T) {
+		// leaky.js adds a listener onTick per request: 900 closures.
+		if n, err := selected(t, snaps[2], "onTick"); err != nil || n != 900 {
+			t.Errorf("why onTick selects %d, want the 900 onTick (closure): %v", n, err)
+		}
+		_, err := selected(t, snaps[2], "onTik")
+		if err == nil || !strings.Contains(err.Error(), `nearest: "onTick (closure)"`) {
+			t.Errorf("why onTik: %v; want the nearest name onTick (closure)", err)
+		}
+	})
+}
+
+// TestExploreJava: the same on a real JVM's dumps.
+func TestExploreJava(t *testing.T) {
+	snaps := leakySnapshots(t, "java")
+	t.Run("names", func(t *testing.T) { checkPrintedNames(t, snaps) })
+}
+
+// TestExplorePython: the same on a real Python program's snapshots.
+func TestExplorePython(t *testing.T) {
+	snaps := leakySnapshots(t, "python")
+	t.Run("names", func(t *testing.T) { checkPrintedNames(t, snaps) })
+}
