@@ -34,3 +34,5 @@ func u64as32(s []uint64) []uint32 {
 	}
 	return unsafe.Slice((*uint32)(unsafe.Pointer(&s[0])), 2*len(s))
 }
+
+func (b bitset) clear(i uint32) { b[i>>6] &^= 1 << (i & 63) }

@@ -63,6 +63,9 @@ type DomTree struct {
 	reachable int
 	extra     []heap.ObjectID
 	hung      []heap.ObjectID // see Hung
+
+	orderOnce sync.Once
+	pre, end  []uint32 // see dominates
 }
 
 // Dominators computes the dominator tree of g and every object's retained

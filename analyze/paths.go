@@ -43,6 +43,9 @@ type Retainers struct {
 
 	mu  sync.Mutex // guards sig
 	sig *sigIndex  // path signatures, built as MergePaths needs them
+
+	distOnce sync.Once
+	dist     []int32 // see Distance
 }
 
 // ShortestPaths searches g breadth-first from the super-root over

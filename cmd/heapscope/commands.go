@@ -32,6 +32,8 @@ func init() {
 		{name: "top", args: "SNAPSHOT", short: "objects and types that retain the most; objects held outside the heap", run: runTop},
 		{name: "tree", args: "SNAPSHOT", short: "the dominator tree, by retained size", run: runTree},
 		{name: "why", args: "SNAPSHOT SELECTOR", short: "shortest retainer paths to objects (by type or name, id, value:TEXT or class:NAME), merged", run: runWhy},
+		{name: "retainers", args: "SNAPSHOT SELECTOR", short: "every reference to the selected objects, grouped, level by level: what holds them", run: runRetainers},
+		{name: "refs", args: "SNAPSHOT SELECTOR", short: "every reference the selected objects hold, grouped, level by level", run: runRefs},
 		{name: "containers", args: "SNAPSHOT", short: "dicts, lists, maps and caches that hold the most", run: runContainers},
 		{name: "duplicates", args: "SNAPSHOT", short: "strings, bytes and tuples with equal content", run: runDuplicates},
 		{name: "trend", args: "S1 S2 S3 ...", short: "growth per type over many snapshots: steady, warm-up, churn", run: runTrend},

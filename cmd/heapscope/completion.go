@@ -53,8 +53,10 @@ func completionModel() []complCommand {
 		if fs := flagsOf(c); fs != nil {
 			fs.VisitAll(func(f *flag.Flag) {
 				cf := complFlagOf(f)
-				if f.Name == "format" && !htmlCommands[c.name] {
-					cf.values = slices.DeleteFunc(cf.values, func(v string) bool { return v == "html" })
+				if f.Name == "format" {
+					cf.values = slices.DeleteFunc(cf.values, func(v string) bool {
+						return v == "html" && !htmlCommands[c.name] || v == "dot" && !dotCommands[c.name]
+					})
 				}
 				cc.flags = append(cc.flags, cf)
 			})
@@ -76,7 +78,7 @@ func complFlagOf(f *flag.Flag) complFlag {
 	case "DIR":
 		cf.dir = true
 	case "format":
-		// "output format: text, json, markdown, or html (top, leaks)"
+		// "output format: text, json, markdown, html (top, leaks) or dot (why)"
 		if i := strings.LastIndex(usage, ": "); i >= 0 {
 			list := regexp.MustCompile(`\([^)]*\)`).ReplaceAllString(usage[i+2:], "")
 			for _, v := range strings.FieldsFunc(strings.ReplaceAll(list, " or ", ","), func(r rune) bool { return r == ',' }) {

@@ -44,6 +44,19 @@ Why it stays alive, and what is wasted:
 	                            a selector that picks nothing says the
 	                            nearest names; --weak follows weak
 	                            references too
+	retainers SNAPSHOT SELECTOR every reference to the selected objects (what
+	                            holds them: DevTools' Retainers, MAT's
+	                            incoming references), grouped by the holder's
+	                            type and the edge's name, with counts,
+	                            retained sizes and distance from the roots,
+	                            nearest first; --depth N levels (each
+	                            holder's own holders; cycles are cut), --top
+	                            N groups per level, weak edges marked; a
+	                            level of at most --each 20 edges lists them
+	                            one by one
+	refs SNAPSHOT SELECTOR      every reference the selected objects hold
+	                            (DevTools' Containment, MAT's outgoing
+	                            references), grouped the same way
 	containers SNAPSHOT         dicts, lists, maps and caches by retained size,
 	                            with their entry counts
 	duplicates SNAPSHOT         equal strings, bytes and tuples: wasted bytes
@@ -127,9 +140,11 @@ Flags every analysis takes:
 	--json                      JSON output (same as --format json): every
 	                            row, unless --top is given ("truncated"
 	                            says whether rows were left out)
-	--format text|json|markdown|html
+	--format text|json|markdown|html|dot
 	                            html (top, leaks, check, trend): one
-	                            self-contained page, for CI artifacts
+	                            self-contained page, for CI artifacts; dot
+	                            (why, retainers, refs): a Graphviz graph of
+	                            the objects and their references (dot -Tsvg)
 	--top N                     show the first N rows (0: all)
 	--width N                   fit text to N columns: long retainer paths
 	                            keep their root and end (the middle becomes

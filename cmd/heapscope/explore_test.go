@@ -11,6 +11,9 @@ import (
 	"testing"
 
 	"github.com/heapscope/heapscope/agent"
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/heapfile"
 )
 
 // leakySnapshots runs the real leaky program of a runtime (python, node
@@ -162,6 +165,121 @@ func checkPrintedNames(t *testing.T, snaps []string) {
 	}
 }
 
+// neighborJSON is a group of retainers or references as --json writes
+// it.
+type neighborJSON struct {
+	Edge     string         `json:"edge"`
+	Kind     string         `json:"kind"`
+	Type     string         `json:"type"`
+	Objects  int            `json:"objects"`
+	Edges    int            `json:"edges"`
+	Retained uint64         `json:"retained_bytes"`
+	Distance int            `json:"distance"`
+	Text     string         `json:"text"`
+	IDs      []string       `json:"ids"`
+	Groups   []neighborJSON `json:"groups"`
+}
+
+type neighborsJSON struct {
+	Selected int            `json:"selected"`
+	Groups   []neighborJSON `json:"groups"`
+}
+
+// checkRetainers runs retainers on the planted leaked type and checks
+// what a user would read there: the first level holds every edge that
+// leads to the leaked objects (counted beside, in the graph), the first
+// group is the container that holds them all, and the levels below go
+// through the planted holders, in order; refs of that container lists
+// each of its edges; --format dot draws a graph Graphviz reads.
+func checkRetainers(t *testing.T, snap, leaked string, holders ...string) {
+	g, err := heapfile.Open(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rt neighborsJSON
+	runJSON(t, &rt, "retainers", "--json", "--depth", fmt.Sprint(len(holders)+1), snap, leaked)
+	sel := analyze.Select(g, analyze.Selector{Type: leaked})
+	in := map[heap.ObjectID]bool{}
+	for _, x := range sel {
+		in[x] = true
+	}
+	edges := 0
+	for v := range g.Objects() {
+		for _, e := range g.Edges(v) {
+			if in[e.To] {
+				edges++
+			}
+		}
+	}
+	got := 0
+	for _, grp := range rt.Groups {
+		got += grp.Edges
+	}
+	if rt.Selected != len(sel) || got != edges {
+		t.Errorf("retainers %s: %d objects, %d edges in its groups; the graph has %d and %d", leaked, rt.Selected, got, len(sel), edges)
+	}
+	if len(rt.Groups) == 0 || rt.Groups[0].Edges < len(sel) {
+		t.Fatalf("retainers %s: no group holds all %d of them: %+v", leaked, len(sel), rt.Groups)
+	}
+	// Down the first group: each planted holder in turn.
+	level := rt.Groups[0]
+	for _, h := range holders {
+		found := false
+		for _, k := range level.Groups {
+			if strings.Contains(k.Text, h) {
+				level, found = k, true
+				break
+			}
+		}
+		if !found {
+			var texts []string
+			for _, k := range level.Groups {
+				texts = append(texts, k.Text)
+			}
+			t.Fatalf("retainers %s: below %q no group is %q: %q", leaked, level.Text, h, texts)
+		}
+	}
+	// The container's references: each of its edges.
+	container := rt.Groups[0].IDs[0]
+	var refs neighborsJSON
+	runJSON(t, &refs, "refs", "--json", snap, container)
+	id, err := analyze.ParseID(container)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, ok := g.FindAddr(id)
+	if !ok {
+		t.Fatalf("retainers names %s, which is not in the snapshot", container)
+	}
+	n := 0
+	for _, grp := range refs.Groups {
+		n += grp.Edges
+	}
+	if n != len(g.Edges(obj)) {
+		t.Errorf("refs %s: %d edges in its groups, the object has %d", container, n, len(g.Edges(obj)))
+	}
+	if strings.HasSuffix(snap, ".heapsnapshot") != strings.HasPrefix(container, "@") {
+		t.Errorf("retainers names the container %s: want @N for V8 ids, 0x for others", container)
+	}
+	// Graphviz reads the pictures.
+	if _, err := exec.LookPath("dot"); err != nil {
+		t.Log("no Graphviz dot to read the --format dot output (Debian: graphviz)")
+		return
+	}
+	for _, args := range [][]string{{"retainers", "--format", "dot", "--depth", "3", snap, leaked}, {"why", "--format", "dot", snap, leaked}} {
+		var stdout, stderr bytes.Buffer
+		if err := run(args, &stdout, &stderr); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("dot", "-Tsvg")
+		cmd.Stdin = &stdout
+		out, err := cmd.CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("<svg")) {
+			t.Errorf("dot -Tsvg on heapscope %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
 // TestExploreNode: the commands that explore one object on a real node
 // program's snapshots.
 func TestExploreNode(t *testing.T) {
@@ -177,16 +295,32 @@ func TestExploreNode(t *testing.T) {
 			t.Errorf("why onTik: %v; want the nearest name onTick (closure)", err)
 		}
 	})
+	t.Run("retainers", func(t *testing.T) {
+		checkRetainers(t, snaps[2], "RequestContext", "table in Map", "contexts in system / Context")
+		// A second holder: the listeners' closures are held by the
+		// EventEmitter's array and by that array's backing store.
+		var rt neighborsJSON
+		runJSON(t, &rt, "retainers", "--json", snaps[2], "onTick")
+		if len(rt.Groups) < 2 {
+			t.Errorf("retainers onTick shows %d holders, want the listeners Array and its backing store", len(rt.Groups))
+		}
+	})
 }
 
 // TestExploreJava: the same on a real JVM's dumps.
 func TestExploreJava(t *testing.T) {
 	snaps := leakySnapshots(t, "java")
 	t.Run("names", func(t *testing.T) { checkPrintedNames(t, snaps) })
+	t.Run("retainers", func(t *testing.T) {
+		checkRetainers(t, snaps[2], "Leaky$Session", "[*] in java.util.HashMap$Node[]", "table in java.util.HashMap", "sessions in class Leaky")
+	})
 }
 
 // TestExplorePython: the same on a real Python program's snapshots.
 func TestExplorePython(t *testing.T) {
 	snaps := leakySnapshots(t, "python")
 	t.Run("names", func(t *testing.T) { checkPrintedNames(t, snaps) })
+	t.Run("retainers", func(t *testing.T) {
+		checkRetainers(t, snaps[2], "__main__.RequestContext", ".contexts in dict", "__dict__ in module __main__")
+	})
 }

@@ -100,6 +100,17 @@ func TestCommands(t *testing.T) {
 		{"why-object", []string{"why", rich, "app.Item@0x3100"}},
 		{"why-other-object", []string{"why", rich, "app.Item@0x4100"}},
 		{"why-nearest", []string{"why", rich, "app.Itme"}},
+		{"why-dot", []string{"why", "--format", "dot", rich, "app.Item"}},
+		{"retainers", []string{"retainers", rich, "app.Item"}},
+		{"retainers-deep", []string{"retainers", "--depth", "3", rich, "0x3200"}},
+		{"retainers-grouped", []string{"retainers", "--each", "0", rich, "app.Item"}},
+		{"retainers-json", []string{"retainers", "--json", rich, "0x3200"}},
+		{"retainers-dot", []string{"retainers", "--format", "dot", "--depth", "3", rich, "0x3200"}},
+		{"retainers-markdown", []string{"retainers", "--format", "markdown", rich, "app.Item"}},
+		{"retainers-nothing", []string{"retainers", rich, "app.Itme"}},
+		{"refs", []string{"refs", rich, "0x1300"}},
+		{"refs-grouped", []string{"refs", "--each", "0", "--depth", "2", rich, "dict"}},
+		{"refs-json", []string{"refs", "--json", rich, "0x1100"}},
 		{"containers", []string{"containers", rich}},
 		{"containers-json", []string{"containers", "--json", rich}},
 		{"duplicates", []string{"duplicates", rich}},
@@ -142,6 +153,10 @@ func TestMisuse(t *testing.T) {
 		{"why", "testdata/rich.pysnap", "0xZZ"},
 		{"tree", "--min-size", "lots", "testdata/rich.pysnap"},
 		{"tree", "--from", "nowhere", "testdata/rich.pysnap"},
+		{"summary", "--format", "dot", "testdata/rich.pysnap"},
+		{"retainers", "--depth", "0", "testdata/rich.pysnap", "app.Item"},
+		{"retainers", "testdata/rich.pysnap"},
+		{"refs", "testdata/rich.pysnap", "@12x"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(args, &stdout, &stderr)

@@ -55,7 +55,7 @@ func (w *widthFlag) Set(s string) error {
 func (o *outputFlags) register(fs *flag.FlagSet, top int) {
 	o.defaultTop = top
 	fs.BoolVar(&o.json, "json", false, "write JSON (same as --format json)")
-	fs.StringVar(&o.format, "format", "text", "output `format`: text, json, markdown, or html (top, leaks, trend)")
+	fs.StringVar(&o.format, "format", "text", "output `format`: text, json, markdown, html (top, leaks, trend) or dot (why, retainers, refs)")
 	fs.IntVar(&o.top, "top", top, "show the first `N` rows (0: all; JSON and HTML have every row unless --top is given)")
 	fs.BoolVar(&o.verbose, "v", false, "list the snapshots' warnings on stderr, each with what it means (without -v, one line counts them)")
 	fs.Var(&o.width, "width", "fit text to `N` columns, eliding or wrapping long paths (0: no limit; default: the terminal's width, or 120 when not writing to a terminal)")
@@ -176,11 +176,17 @@ func (a *analysisFlags) parse(args []string, min, max int) ([]string, report.For
 	if err == nil && f == report.HTML && !htmlCommands[a.fs.Name()] {
 		err = usagef("--format html is for top, leaks, check and trend; %s writes text, json or markdown", a.fs.Name())
 	}
+	if err == nil && f == report.DOT && !dotCommands[a.fs.Name()] {
+		err = usagef("--format dot is for why, retainers and refs; %s writes text, json or markdown", a.fs.Name())
+	}
 	if err == nil && (f == report.JSON || f == report.HTML) && !a.out.topSet {
 		a.out.top = 0 // JSON, and the HTML page around it, is complete unless cut on purpose
 	}
 	return pos, f, err
 }
+
+// dotCommands are the analysis commands that draw a graph.
+var dotCommands = map[string]bool{"why": true, "retainers": true, "refs": true}
 
 // htmlCommands are the analysis commands with an HTML report.
 var htmlCommands = map[string]bool{"top": true, "leaks": true, "trend": true}

@@ -21,8 +21,8 @@ const (
 	Markdown
 )
 
-// ParseFormat parses a --format value: text, json, markdown (md) or
-// html (see [HTML]).
+// ParseFormat parses a --format value: text, json, markdown (md), html
+// (see [HTML]) or dot (see [DOT]).
 func ParseFormat(s string) (Format, error) {
 	switch s {
 	case "", "text":
@@ -33,8 +33,10 @@ func ParseFormat(s string) (Format, error) {
 		return Markdown, nil
 	case "html":
 		return HTML, nil
+	case "dot":
+		return DOT, nil
 	}
-	return Text, fmt.Errorf("unknown format %q (want text, json, markdown or html)", s)
+	return Text, fmt.Errorf("unknown format %q (want text, json, markdown, html or dot)", s)
 }
 
 // Column is one column of a [Table].

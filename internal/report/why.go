@@ -12,6 +12,9 @@ import (
 // (shown is a prefix of groups), how many objects were selected, and how
 // many no path reaches.
 func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, selected int, groups, shown []analyze.PathGroup, unreached int) error {
+	if f == DOT {
+		return WhyDot(w, g, selector, selected, shown)
+	}
 	if f == JSON {
 		type groupJSON struct {
 			Count     int        `json:"count"`
