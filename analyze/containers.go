@@ -14,7 +14,16 @@ type Container struct {
 	Object   heap.ObjectID
 	Type     string
 	Entries  int    // entries, counted as the container's rule says (see [Containers])
+	Capacity int    // the slots of its table or array, when it has one (Java); else 0
 	Retained uint64 // the container's retained size
+}
+
+// Fill returns Entries / Capacity, or 0 without a capacity.
+func (c Container) Fill() float64 {
+	if c.Capacity == 0 {
+		return 0
+	}
+	return float64(c.Entries) / float64(c.Capacity)
 }
 
 // How a container's entries are counted from its edges. Only non-weak
@@ -71,6 +80,8 @@ var containerKinds = map[string][]containerKind{
 		{Type: "weakref.WeakValueDictionary", Via: []string{".data|data"}, Rule: countKeyed},
 		{Type: "weakref.WeakSet", Via: []string{".data|data"}, Rule: countAll},
 	},
+	// Containers reads Java collections by javaKinds (collections.go);
+	// these name the stores that leak findings place objects in.
 	"java": {
 		{Type: "java.util.HashMap", Via: []string{"table"}, Rule: countChain},
 		{Type: "java.util.LinkedHashMap", Via: []string{"table"}, Rule: countChain},
@@ -83,7 +94,7 @@ var containerKinds = map[string][]containerKind{
 		{Type: "java.util.Vector", Via: []string{"elementData"}, Rule: countIndex},
 		{Type: "java.util.ArrayDeque", Via: []string{"elements"}, Rule: countIndex},
 		{Type: "java.util.concurrent.CopyOnWriteArrayList", Via: []string{"array"}, Rule: countIndex},
-		{Type: "*[]", Rule: countIndex}, // object arrays (primitive arrays have no edges)
+		{Type: "*[]", Rule: countIndex}, // object arrays
 	},
 	"v8": {
 		{Type: "Array", Rule: countIndex},
@@ -98,23 +109,27 @@ var containerKinds = map[string][]containerKind{
 // Containers returns the collection objects of g (recognised by type
 // name per runtime, g.Meta().Runtime: Python dict, list, tuple, set,
 // frozenset, deque, OrderedDict, defaultdict, Counter, lru_cache
-// wrappers, weak dictionaries; Java hash maps and sets, array lists,
-// object arrays; V8 arrays, Maps, Sets, and Objects with at least 64
-// properties), with their entry counts and retained sizes, sorted by
-// retained size, then entries (largest first), then type name, then ID.
-// Only reachable containers are listed, and not Python namespaces (the
-// __dict__ of a module, class or instance); top > 0 keeps the first top.
+// wrappers, weak dictionaries; the JDK's collections and their
+// subclasses, read as javaKinds says, and object arrays, not primitive
+// ones; V8 arrays, Maps, Sets, and Objects with at least 64
+// properties), with their entry counts (and, for Java, capacities) and
+// retained sizes, sorted by retained size, then entries (largest first),
+// then type name, then ID. Only reachable containers are listed, and not
+// Python namespaces (the __dict__ of a module, class or instance); top >
+// 0 keeps the first top.
 //
 // Entry counts come from the edges (a container's own size field is not
 // in the graph): index edges for lists and arrays; for Python dicts the
 // larger of the value edges (['key'] or [i]) and "<key>" edges; for Java
-// hash tables the nodes found by following each table slot's "next"
-// chain; half the table's index edges for V8 Maps. The Java and V8
-// rules follow the field and edge names the readers write but have only
-// been checked on hand-made graphs, not on real snapshots. Containers reached through a field
-// (ArrayList.elementData, lru_cache's cache dict) are listed once, as
-// the outer object; the inner store may also be listed on its own when
-// its type is a container type (a Python dict, a Java Object[]).
+// collections their structure (collections.go), checked against size()
+// of every collection of the JDK on a real JVM; half the table's index
+// edges for V8 Maps, checked on hand-made graphs only. A Java
+// container's capacity is the length of its table or array (half for
+// keys and values side by side), from [heap.Graph.Length]. Containers
+// reached through a field (ArrayList.elementData, lru_cache's cache
+// dict) are listed once, as the outer object; the inner store may also
+// be listed on its own when its type is a container type (a Python
+// dict, a Java Object[]).
 func Containers(t *DomTree, top int) []Container {
 	g := t.g
 	kinds, byType := containerTypes(g)
@@ -132,9 +147,24 @@ func Containers(t *DomTree, top int) []Container {
 			}
 		}
 	}
+	var java []string
+	if g.Meta().Runtime == "java" {
+		java = javaKindsOf(g)
+		for ty := range byType {
+			if primitiveArray(g.TypeName(heap.TypeID(ty))) {
+				byType[ty] = 0
+			}
+		}
+	}
 	var out []Container
 	for v, ty := range g.Types() {
 		id := heap.ObjectID(v)
+		if java != nil && java[ty] != "" && t.Reachable(id) {
+			c := Container{Object: id, Type: g.TypeName(ty), Retained: t.Retained(id)}
+			c.Entries, c.Capacity = javaEntries(g, id, java[ty], names, java, 0)
+			out = append(out, c)
+			continue
+		}
 		if byType[ty] == 0 || !t.Reachable(id) || namespace.has(uint32(v)) {
 			continue
 		}
@@ -145,6 +175,9 @@ func Containers(t *DomTree, top int) []Container {
 		}
 		c := Container{Object: id, Type: g.TypeName(ty), Retained: t.Retained(id),
 			Entries: countEntries(g, store, k.Rule, names)}
+		if n, ok := g.Length(store); ok && java != nil {
+			c.Capacity = int(n)
+		}
 		if c.Entries < k.MinEnt {
 			continue
 		}
@@ -311,7 +344,15 @@ func countEntries(g *heap.Graph, id heap.ObjectID, rule entryRule, m *nameMatche
 			if !e.Label.IsIndex() {
 				continue
 			}
-			for node, steps := e.To, 0; steps < maxChain; steps++ {
+			start := e.To
+			if strings.HasSuffix(g.TypeName(g.Type(start)), "$TreeBin") {
+				// ConcurrentHashMap: a bin turned into a tree holds its
+				// nodes, still chained by "next", from "first".
+				if first, ok := follow(g, start, []string{"first"}, m); ok {
+					start = first
+				}
+			}
+			for node, steps := start, 0; steps < maxChain; steps++ {
 				n++
 				nxt, ok := follow(g, node, nextField, m)
 				if !ok || nxt == node {

@@ -64,6 +64,8 @@ type Builder struct {
 	valStr    texts
 	digObj    []ObjectID
 	digVal    []uint64
+	lenObj    []ObjectID
+	lenVal    []uint32
 	valAt     []uint64 // addresses of values given by address
 	valAtStr  texts
 	digAt     []uint64
@@ -358,6 +360,14 @@ func (b *Builder) SetNamer(f func(g *Graph, id ObjectID) (string, bool)) { b.nam
 func (b *Builder) SetDigest(id ObjectID, d uint64) {
 	b.digObj = append(b.digObj, id)
 	b.digVal = append(b.digVal, d)
+}
+
+// SetLength records the number of elements of object id as the runtime
+// records it: an array's length, including its empty slots, which have
+// no edge.
+func (b *Builder) SetLength(id ObjectID, n uint32) {
+	b.lenObj = append(b.lenObj, id)
+	b.lenVal = append(b.lenVal, n)
 }
 
 // SetValueBytes is SetValue for a label held in a byte slice, which it
@@ -674,6 +684,7 @@ func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32)
 	}
 	valObj, valStr := sortTexts(b.valObj, b.valStr, n)
 	digObj, digVal := sortSparse(b.digObj, b.digVal, n)
+	lenObj, lenVal := sortSparse(b.lenObj, b.lenVal, n)
 	nameObj, nameStr := sortSparse(b.nameObj, b.nameStr, n)
 
 	if b.nwarnings > len(b.warnings) {
@@ -700,6 +711,8 @@ func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32)
 		valStr:    valStr,
 		digObj:    digObj,
 		digVal:    digVal,
+		lenObj:    lenObj,
+		lenVal:    lenVal,
 		nameObj:   nameObj,
 		nameStr:   nameStr,
 		site:      b.site,

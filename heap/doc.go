@@ -21,8 +21,8 @@
 // asks for them, add 4 bytes per edge and 4 per object. Optional arrays, only
 // when a reader supplies them: reference counts (4 B per object), flags
 // (1 B per object), value labels (8 B per labelled object plus the
-// text), names (8 B per named object, such as a class object), and
-// allocation sites (4 B per object, 20 B per site; see [Frame]). Interned
+// text), names (8 B per named object, such as a class object), lengths
+// (8 B per object that has one: a Java object array), and allocation sites (4 B per object, 20 B per site; see [Frame]). Interned
 // strings and type names are shared.
 //
 // Limits: at most 2^32-2 objects and 2^32-1 edges per graph. A label

@@ -59,6 +59,9 @@ type Graph struct {
 	digObj []ObjectID // sorted
 	digVal []uint64
 
+	lenObj []ObjectID // sorted
+	lenVal []uint32
+
 	nameObj   []ObjectID // sorted
 	nameStr   []StringID
 	site      []SiteID // nil when the snapshot records no allocation sites
@@ -221,6 +224,17 @@ func (g *Graph) Digest(id ObjectID) (uint64, bool) {
 	i := sort.Search(len(g.digObj), func(i int) bool { return g.digObj[i] >= id })
 	if i < len(g.digObj) && g.digObj[i] == id {
 		return g.digVal[i], true
+	}
+	return 0, false
+}
+
+// Length returns the number of elements of the object as the runtime
+// records it, when the snapshot has it: a Java object array's length,
+// empty slots included (they have no edge).
+func (g *Graph) Length(id ObjectID) (uint32, bool) {
+	i := sort.Search(len(g.lenObj), func(i int) bool { return g.lenObj[i] >= id })
+	if i < len(g.lenObj) && g.lenObj[i] == id {
+		return g.lenVal[i], true
 	}
 	return 0, false
 }

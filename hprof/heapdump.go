@@ -342,6 +342,7 @@ func (rd *reader) objArray(addr, cls uint64, n int64, pass int) {
 		return
 	}
 	id := rd.b.Object(addr, rd.arrayType(cls), rd.model.arraySize(uint64(n), rd.model.ref))
+	rd.b.SetLength(id, uint32(n))
 	if cls != 0 {
 		rd.edge(id, addr, cls, rd.classLabel)
 	}

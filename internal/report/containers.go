@@ -1,7 +1,9 @@
 package report
 
 import (
+	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/heapscope/heapscope/analyze"
@@ -20,12 +22,14 @@ func Containers(w io.Writer, f Format, src Source, t *analyze.DomTree, rows []Co
 	if f == JSON {
 		type rowJSON struct {
 			objectJSON
-			Entries int    `json:"entries"`
-			Path    string `json:"path"`
+			Entries  int     `json:"entries"`
+			Capacity int     `json:"capacity,omitempty"`
+			Fill     float64 `json:"fill,omitempty"`
+			Path     string  `json:"path"`
 		}
 		out := []rowJSON{}
 		for _, r := range rows {
-			out = append(out, rowJSON{objToJSON(t, r.Object), r.Entries, PathText(r.Path)})
+			out = append(out, rowJSON{objToJSON(t, r.Object), r.Entries, r.Capacity, math.Round(r.Fill()*1000) / 1000, PathText(r.Path)})
 		}
 		return WriteJSON(w, struct {
 			Snapshot   Source    `json:"snapshot"`
@@ -37,9 +41,26 @@ func Containers(w io.Writer, f Format, src Source, t *analyze.DomTree, rows []Co
 	if err := header(w, f, src); err != nil {
 		return err
 	}
-	tb := Table{Columns: []Column{{"retained", true}, {"entries", true}, {"container", false}, {"held by", false}}}
+	// Capacity and fill, for runtimes whose containers have tables and
+	// arrays of a known length (Java).
+	slots := false
 	for _, r := range rows {
-		tb.AddPath(pathSteps(r.Path), Bytes(r.Retained), Count(r.Entries), ObjectText(g, r.Object))
+		slots = slots || r.Capacity > 0
+	}
+	tb := Table{Columns: []Column{{"retained", true}, {"entries", true}, {"container", false}, {"held by", false}}}
+	if slots {
+		tb.Columns = []Column{{"retained", true}, {"entries", true}, {"capacity", true}, {"fill", true}, {"container", false}, {"held by", false}}
+	}
+	for _, r := range rows {
+		if !slots {
+			tb.AddPath(pathSteps(r.Path), Bytes(r.Retained), Count(r.Entries), ObjectText(g, r.Object))
+			continue
+		}
+		capacity, fill := "", ""
+		if r.Capacity > 0 {
+			capacity, fill = Count(r.Capacity), fmt.Sprintf("%.0f%%", 100*r.Fill())
+		}
+		tb.AddPath(pathSteps(r.Path), Bytes(r.Retained), Count(r.Entries), capacity, fill, ObjectText(g, r.Object))
 	}
 	if err := tb.Write(w, f); err != nil {
 		return err
