@@ -14,7 +14,7 @@ type Overview struct {
 	Edges    int    `json:"edges"`
 	Bytes    uint64 `json:"bytes"`
 	Types    int    `json:"types"`
-	Roots    int    `json:"roots"`
+	Roots    int    `json:"roots"` // distinct objects that are roots
 	Warnings int    `json:"warnings"`
 	// Census: the snapshot lists objects without their references (a
 	// Python census, heapscope.snapshot(edges=False)).
@@ -25,23 +25,72 @@ type Overview struct {
 	// Dumps lists the heap dumps of a file that holds several; the
 	// snapshot is the one marked read.
 	Dumps []heap.Dump `json:"dumps,omitempty"`
+	// RootKinds counts the root objects by the runtime's name for their
+	// kind, most first; an object that is a root of several kinds counts
+	// in each, and once in Roots.
+	RootKinds []RootKind `json:"root_kinds,omitempty"`
+}
+
+// RootKind is the number of objects that are roots of one kind.
+type RootKind struct {
+	Kind    string `json:"kind"`
+	Objects int    `json:"objects"`
+}
+
+// rootKinds counts g's distinct root objects, and those of each kind:
+// for Java the kind of GC root HPROF names ("sticky class", "jni
+// global", "thread"), else heap.RootKind's name (Python names each
+// module root after its module).
+func rootKinds(g *heap.Graph) (int, []RootKind) {
+	java := g.Meta().Runtime == "java"
+	seen := map[heap.ObjectID]bool{}
+	type key struct {
+		obj  heap.ObjectID
+		kind string
+	}
+	seenKind := map[key]bool{}
+	count := map[string]int{}
+	for _, r := range g.Roots() {
+		seen[r.Object] = true
+		k := g.String(r.Name)
+		if k == "" || !java {
+			k = r.Kind.String()
+		}
+		if !seenKind[key{r.Object, k}] {
+			seenKind[key{r.Object, k}] = true
+			count[k]++
+		}
+	}
+	var out []RootKind
+	for k, n := range count {
+		out = append(out, RootKind{k, n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Objects != out[j].Objects {
+			return out[i].Objects > out[j].Objects
+		}
+		return out[i].Kind < out[j].Kind
+	})
+	return len(seen), out
 }
 
 // Describe returns the overview of g.
 func Describe(g *heap.Graph) Overview {
 	m := g.Meta()
+	roots, kinds := rootKinds(g)
 	return Overview{
-		Runtime:  m.Runtime,
-		Version:  m.Version,
-		Objects:  g.NumObjects(),
-		Edges:    g.NumEdges(),
-		Bytes:    g.TotalSize(),
-		Types:    g.NumTypes(),
-		Roots:    len(g.Roots()),
-		Warnings: len(g.Warnings()),
-		Census:   m.Attrs["census"] == "true",
-		Layout:   m.Attrs["layout"],
-		Dumps:    m.Dumps,
+		Runtime:   m.Runtime,
+		Version:   m.Version,
+		Objects:   g.NumObjects(),
+		Edges:     g.NumEdges(),
+		Bytes:     g.TotalSize(),
+		Types:     g.NumTypes(),
+		Roots:     roots,
+		Warnings:  len(g.Warnings()),
+		Census:    m.Attrs["census"] == "true",
+		Layout:    m.Attrs["layout"],
+		Dumps:     m.Dumps,
+		RootKinds: kinds,
 	}
 }
 

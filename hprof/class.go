@@ -61,6 +61,7 @@ type plan struct {
 	nbytes   int    // field bytes the dump should carry
 	complete bool   // the whole superclass chain is in the dump
 	str      *stringSlots
+	thread   bool // java.lang.Thread or a subclass: its frames' locals are its edges
 }
 
 // refSlot is a reference field at byte offset off of the field data.
@@ -210,6 +211,9 @@ func (r *reader) instancePlan(id uint64) *plan {
 		}
 	}
 	p.size = r.instanceSize(c)
+	for k := c; k != nil; k = k.sup {
+		p.thread = p.thread || k.name == "java/lang/Thread"
+	}
 	c.plan = p
 	return p
 }

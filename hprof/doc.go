@@ -78,10 +78,18 @@
 //	ROOT_STICKY_CLASS      RootClass   "sticky class"
 //	ROOT_THREAD_BLOCK      RootThread  "thread block"
 //	ROOT_MONITOR_USED      RootVM      "monitor used"
-//	ROOT_THREAD_OBJECT     RootThread  "thread object" (id 0 is skipped)
+//	ROOT_THREAD_OBJECT     RootThread  "thread" (id 0 is skipped)
 //	Android: ROOT_INTERNED_STRING, ROOT_FINALIZING, ROOT_REFERENCE_CLEANUP,
 //	ROOT_VM_INTERNAL       RootVM;  ROOT_DEBUGGER, ROOT_JNI_MONITOR
 //	RootNative;  UNREACHABLE RootOther "unreachable"
+//
+// A ROOT_JAVA_FRAME or ROOT_JNI_LOCAL of a thread the dump names (by
+// ROOT_THREAD_OBJECT) is not a root of its own: as Eclipse MAT does, it
+// is a strong edge from the thread object, named after its frame as a
+// Java stack trace names it, from the STACK TRACE and STACK FRAME records
+// ("at app.Worker.run(Worker.java:42) <local>", "<jni local>" for JNI),
+// and the thread object is named "thread " and its name ("thread main");
+// so a thread retains what only its frames hold. See threads.go.
 //
 // A java.lang.String gets a value label, its first 64 characters, and a
 // digest of its whole content (FNV-1a, 64 bits, over the coder byte and

@@ -50,6 +50,11 @@ func (rd *reader) subRecords(s *segment, pass int) int64 {
 				return rd.damage(s, off, info.record, pass, errOverrun)
 			}
 			obj := c.id()
+			if pass == 2 && (tag == subRootThreadObj || tag == subRootJavaFrame || tag == subRootJNILocal) {
+				serial, n := c.u4(), c.u4()
+				rd.threadRoot(tag, info, obj, serial, n)
+				continue
+			}
 			c.skip(need - I)
 			if pass == 2 {
 				rd.root(info, obj)
@@ -279,6 +284,9 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 	}
 	id := rd.b.Object(addr, p.typ, p.size)
 	rd.edge(id, addr, cls, rd.classLabel)
+	if p.thread && rd.locals != nil {
+		rd.threadLocals(id, addr)
+	}
 	if (p.complete && int(n) != p.nbytes) || int(n) < p.nbytes || n > int64(c.win) {
 		if rd.badFields == 0 {
 			rd.badFieldsOff = off

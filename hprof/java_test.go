@@ -256,10 +256,25 @@ func TestJavaHeap(t *testing.T) {
 	for _, r := range g.Roots() {
 		rootNames[r.Kind.String()+" "+g.String(r.Name)]++
 	}
-	for _, want := range []string{"class sticky class", "thread thread object", "stack java frame", "global jni global"} {
+	for _, want := range []string{"class sticky class", "thread thread", "global jni global"} {
 		if rootNames[want] == 0 {
 			t.Errorf("roots = %v, want some %q", rootNames, want)
 		}
+	}
+	// The main thread's locals are its references, named after their
+	// frames; the thread is named after its name.
+	locals := 0
+	for _, r := range g.Roots() {
+		if name, _ := g.Name(r.Object); r.Kind == heap.RootThread && name == "thread main" {
+			for _, e := range g.Edges(r.Object) {
+				if n := g.EdgeName(e.Label); strings.HasPrefix(n, "at LeakDemo.main(LeakDemo.java:") && strings.HasSuffix(n, ") <local>") {
+					locals++
+				}
+			}
+		}
+	}
+	if locals == 0 {
+		t.Errorf("thread main has no reference from a frame of LeakDemo.main")
 	}
 }
 
@@ -378,8 +393,8 @@ func checkClassNames(t *testing.T, g *heap.Graph) {
 	classes, named := 0, map[string]heap.ObjectID{}
 	for id := range g.Objects() {
 		if g.TypeName(g.Type(id)) != "java.lang.Class" {
-			if _, ok := g.Name(id); ok {
-				t.Errorf("a %s is named", g.TypeName(g.Type(id)))
+			if name, ok := g.Name(id); ok && !strings.HasPrefix(name, "thread ") {
+				t.Errorf("a %s is named %q", g.TypeName(g.Type(id)), name)
 			}
 			continue
 		}
@@ -388,8 +403,8 @@ func checkClassNames(t *testing.T, g *heap.Graph) {
 			named[name] = id
 		}
 	}
-	if g.NumNames() != classes-9 {
-		t.Errorf("%d of %d class objects are named, want all but the 9 primitive mirrors", g.NumNames(), classes)
+	if n := len(named); n != classes-9 {
+		t.Errorf("%d of %d class objects are named, want all but the 9 primitive mirrors", n, classes)
 	}
 	for _, want := range []string{"class java.lang.Object", "class java.lang.String", "class int[]", "class java.util.HashMap$Node[]"} {
 		if _, ok := named[want]; !ok {

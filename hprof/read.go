@@ -93,6 +93,10 @@ type reader struct {
 	truncated     error
 	versionAddr   uint64 // the string that names the JDK's version
 	jdkVersion    string
+	stacks        stacks
+	threads       map[uint32]threadRec  // by thread serial (pass 2)
+	locals        map[uint64][]localRef // by thread object address (pass 2)
+	threadIDs     []heap.ObjectID       // thread objects, for their names
 }
 
 // work counts what the reader does that could grow faster than its
@@ -197,6 +201,7 @@ func (rd *reader) read() (*heap.Graph, error) {
 	rd.prepare()
 	rd.pass2()
 	rd.finish()
+	rd.nameThreads()
 	g, err := rd.b.Build()
 	if err != nil {
 		return nil, &FormatError{Offset: -1, Err: err}
@@ -326,10 +331,11 @@ func (rd *reader) pass1(off int64) error {
 				break
 			}
 			if !cut {
-				c.u4()
+				serial := c.u4()
 				obj := c.id()
 				c.u4()
 				name := c.id()
+				rd.stacks.classAt(serial, name)
 				if _, dup := rd.loadNames[obj]; !dup {
 					rd.loadNames[obj] = name
 				} else {
@@ -349,7 +355,11 @@ func (rd *reader) pass1(off int64) error {
 				rd.dumps[len(rd.dumps)-1].ended = true
 			}
 			open = false
-		case tagUnloadClass, tagFrame, tagTrace, tagAllocSites, tagHeapSummary,
+		case tagFrame, tagTrace:
+			if !cut {
+				rd.stackRecord(tag, off, length)
+			}
+		case tagUnloadClass, tagAllocSites, tagHeapSummary,
 			tagStartThread, tagEndThread, tagCPUSamples, tagControl:
 		default:
 			if unknown[tag] == 0 {

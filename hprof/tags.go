@@ -107,7 +107,7 @@ var roots = map[byte]rootInfo{
 	subRootStickyClass: {heap.RootClass, "sticky class", "ROOT_STICKY_CLASS", 0, 0},
 	subRootThreadBlock: {heap.RootThread, "thread block", "ROOT_THREAD_BLOCK", 4, 0},
 	subRootMonitorUsed: {heap.RootVM, "monitor used", "ROOT_MONITOR_USED", 0, 0},
-	subRootThreadObj:   {heap.RootThread, "thread object", "ROOT_THREAD_OBJECT", 8, 0},
+	subRootThreadObj:   {heap.RootThread, "thread", "ROOT_THREAD_OBJECT", 8, 0},
 	subRootInterned:    {heap.RootVM, "interned string", "ROOT_INTERNED_STRING", 0, 0},
 	subRootFinalizing:  {heap.RootVM, "finalizing", "ROOT_FINALIZING", 0, 0},
 	subRootDebugger:    {heap.RootNative, "debugger", "ROOT_DEBUGGER", 0, 0},

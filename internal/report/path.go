@@ -49,6 +49,10 @@ func formatSteps(root string, edges, types []string, repeated []bool) []string {
 		if i == 0 && (root == types[0] || strings.HasPrefix(root, types[0]+" ") || strings.HasSuffix(root, " "+types[0])) {
 			continue // "module app", not "module app -> module" (or "-> module app"); "vm (root)", not "vm (root) -> (root)"
 		}
+		if i == 0 && strings.HasPrefix(types[0], root+" ") {
+			steps[0] = types[0] // "thread main", not "thread -> thread main"
+			continue
+		}
 		var b strings.Builder
 		if i > 0 && edges[i] != "" && types[i] != edges[i]+" (closure)" {
 			b.WriteString(edges[i])

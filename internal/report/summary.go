@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/heapscope/heapscope/analyze"
 )
@@ -81,6 +82,13 @@ func overviewLines(w io.Writer, f Format, o analyze.Overview) error {
 	var lines []string
 	if o.Layout != "" {
 		lines = append(lines, "layout: "+o.Layout)
+	}
+	if len(o.RootKinds) > 0 {
+		var kinds []string
+		for _, k := range o.RootKinds {
+			kinds = append(kinds, k.Kind+" "+Count(k.Objects))
+		}
+		lines = append(lines, fmt.Sprintf("roots: %s objects (%s)", Count(o.Roots), strings.Join(kinds, ", ")))
 	}
 	if len(o.Dumps) > 0 {
 		last := o.Dumps[len(o.Dumps)-1]
