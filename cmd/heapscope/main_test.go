@@ -106,7 +106,6 @@ func TestCommands(t *testing.T) {
 		{"retainers-grouped", []string{"retainers", "--each", "0", rich, "app.Item"}},
 		{"retainers-json", []string{"retainers", "--json", rich, "0x3200"}},
 		{"retainers-dot", []string{"retainers", "--format", "dot", "--depth", "3", rich, "0x3200"}},
-		{"retainers-markdown", []string{"retainers", "--format", "markdown", rich, "app.Item"}},
 		{"retainers-nothing", []string{"retainers", rich, "app.Itme"}},
 		{"refs", []string{"refs", rich, "0x1300"}},
 		{"refs-grouped", []string{"refs", "--each", "0", "--depth", "2", rich, "dict"}},
