@@ -95,14 +95,20 @@ const maxDescent = 1000
 // container around the point (the HashMap around its table array, by the
 // container kinds of [Containers]) and the elements the container's
 // entries hold (the values of a HashMap$Node; see entryKinds), counted
-// by type.
+// by type. Fourth, a suspect is an accumulation of the program's data,
+// not of its code: the classes, functions, modules and namespaces that
+// importing a large library makes (codeObjects) are left out of the
+// elements, and an object whose accumulation is over the threshold only
+// with them counted is not a suspect.
 //
 // As in MAT, the top-level objects that are not suspects on their own are
 // then grouped by type, and a type whose objects together retain more
 // than the threshold is a group suspect (many threads, many objects held
 // outside the heap). Classes and modules the runtime keeps loaded (roots
-// of kind [heap.RootClass] and [heap.RootModule]) are left out of the
-// groups: together they are the program's code, not a leak.
+// of kind [heap.RootClass] and [heap.RootModule]) and code objects
+// (module and class namespaces, functions, classes: codeObjects) are
+// left out of the groups: together they are the program's code, not a
+// leak.
 //
 // Suspects is runtime-neutral but for the container and entry kinds,
 // which it takes from the graph's runtime. It does not modify t.
@@ -115,7 +121,7 @@ func Suspects(t *DomTree, opt SuspectOptions) []Suspect {
 	}
 	total := t.Retained(SuperRoot)
 	s := &suspectFinder{t: t, h: newHolders(t.g), opt: opt,
-		threshold: uint64(opt.MinShare * float64(total))}
+		threshold: uint64(opt.MinShare * float64(total)), code: codeObjects(t.g)}
 	// The top level of the tree can hold most objects: sort only the few
 	// that retain more than the threshold.
 	var big, rest []heap.ObjectID
@@ -149,6 +155,7 @@ type suspectFinder struct {
 	opt       SuspectOptions
 	threshold uint64
 	out       []Suspect
+	code      bitset // the program's code (codeObjects), never an accumulation
 }
 
 // walk reports the suspect top, which retains more than the threshold,
@@ -214,7 +221,11 @@ func (s *suspectFinder) walk(top heap.ObjectID) {
 	if c, ok := s.h.containerAround(point, cands); ok {
 		sp.Holder = c
 	}
-	sp.Elements = s.elements(point, chained, below)
+	var code uint64
+	sp.Elements, code = s.elements(point, chained, below)
+	if own-min(own, code) <= s.threshold {
+		return // what accumulates is the program's code, not its data
+	}
 	s.out = append(s.out, sp)
 }
 
@@ -260,12 +271,17 @@ const chainRun = 16
 // elements sums the objects that accumulate at point by type: its
 // children but those in skip (suspects of their own), looking through container entries (and the entries chained
 // to them) to the elements they hold, and, when point heads a linked
-// chain, through the chain's nodes to what each holds.
-func (s *suspectFinder) elements(point heap.ObjectID, chained bool, skip []heap.ObjectID) []ElementGroup {
+// chain, through the chain's nodes to what each holds. Code objects
+// (codeObjects) are left out of the groups; code is what they retain.
+func (s *suspectFinder) elements(point heap.ObjectID, chained bool, skip []heap.ObjectID) (groups []ElementGroup, code uint64) {
 	t, g, h := s.t, s.t.g, s.h
 	owns := func(entry, v heap.ObjectID) bool { return t.Idom(v) == entry }
 	byType := map[heap.TypeID]*ElementGroup{}
 	add := func(x heap.ObjectID) {
+		if s.code.has(uint32(x)) {
+			code += t.Retained(x)
+			return
+		}
 		ty := g.Type(x)
 		e := byType[ty]
 		if e == nil {
@@ -313,7 +329,7 @@ func (s *suspectFinder) elements(point heap.ObjectID, chained bool, skip []heap.
 	if len(out) > maxElementGroups {
 		out = out[:maxElementGroups]
 	}
-	return out
+	return out, code
 }
 
 // kidsOf returns the objects id immediately dominates, unsorted: a view
@@ -336,7 +352,7 @@ func (s *suspectFinder) groups(rest []heap.ObjectID) {
 	byType := map[heap.TypeID]*Suspect{}
 	var order []heap.TypeID
 	for _, x := range rest {
-		if code.has(uint32(x)) || g.Flags(x)&heap.FlagSynthetic != 0 {
+		if code.has(uint32(x)) || s.code.has(uint32(x)) || g.Flags(x)&heap.FlagSynthetic != 0 {
 			continue
 		}
 		ty := g.Type(x)

@@ -115,47 +115,58 @@ func objectNamed(t *testing.T, g *heap.Graph, name string) heap.ObjectID {
 }
 
 // TestSuspectsThroughLoader: a class loader holds two classes whose
-// static maps each retain more than the threshold, and many small classes
-// that together retain more too. Each map is a suspect of its own; the
-// loader is one for what is left, its classes array the accumulation
-// point, and the two big classes are not among its elements.
+// static maps each retain more than the threshold, and many small
+// objects that together retain more too. Each map is a suspect of its
+// own; the loader is one for what is left, its array the accumulation
+// point, and the two big classes are not among its elements. When what
+// is left is classes, the program's code, the loader is no suspect.
 func TestSuspectsThroughLoader(t *testing.T) {
-	var small strings.Builder
-	var slots []string
-	for i := 0; i < 40; i++ {
-		fmt.Fprintf(&small, "s%d java.lang.Class 100\nname s%d class app.Small%d\n", i, i, i)
-		slots = append(slots, fmt.Sprintf("[%d]=s%d", i+2, i))
-	}
-	g := heaptest.MustParse(t, "runtime java\n"+jdkNoise(10)+small.String()+`
+	for _, small := range []struct{ typ, want string }{
+		{"app.Entry", "jdk.internal.loader.ClassLoaders$AppClassLoader: 40 app.Entry"},
+		{"java.lang.Class", ""},
+	} {
+		var objs strings.Builder
+		var slots []string
+		for i := 0; i < 40; i++ {
+			fmt.Fprintf(&objs, "s%d %s 100\n", i, small.typ)
+			if small.typ == "java.lang.Class" {
+				fmt.Fprintf(&objs, "name s%d class app.Small%d\n", i, i)
+			}
+			slots = append(slots, fmt.Sprintf("[%d]=s%d", i+2, i))
+		}
+		g := heaptest.MustParse(t, "runtime java\n"+jdkNoise(10)+objs.String()+`
 root global loader jni global
 loader jdk.internal.loader.ClassLoaders$AppClassLoader 100 -> classes=list
 list java.util.ArrayList 24 -> elementData=arr
 arr java.lang.Object[] 200 -> [0]=acls [1]=bcls `+strings.Join(slots, " ")+"\n"+
-		javaCache("a", "app.A", "MAP", "app.Session", 40)+javaCache("b", "app.B", "BY_ID", "app.User", 30))
-	tree := Dominators(g, DomOptions{})
-	got := Suspects(tree, SuspectOptions{})
-	var texts []string
-	for _, s := range got {
-		name, _ := g.Name(s.Object)
-		if name == "" {
-			name = g.TypeName(g.Type(s.Object))
+			javaCache("a", "app.A", "MAP", "app.Session", 40)+javaCache("b", "app.B", "BY_ID", "app.User", 30))
+		tree := Dominators(g, DomOptions{})
+		got := Suspects(tree, SuspectOptions{})
+		var texts []string
+		for _, s := range got {
+			name, _ := g.Name(s.Object)
+			if name == "" {
+				name = g.TypeName(g.Type(s.Object))
+			}
+			texts = append(texts, fmt.Sprintf("%s: %d %s", name, s.Elements[0].Count, s.Elements[0].Type))
 		}
-		texts = append(texts, fmt.Sprintf("%s: %d %s", name, s.Elements[0].Count, s.Elements[0].Type))
-	}
-	want := []string{"class app.A: 40 app.Session", "class app.B: 30 app.User",
-		"jdk.internal.loader.ClassLoaders$AppClassLoader: 40 java.lang.Class"}
-	if strings.Join(texts, "; ") != strings.Join(want, "; ") {
-		t.Errorf("suspects:\n%s\nwant\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
-	}
-	var sum uint64
-	for _, s := range got {
-		sum += s.Retained
-	}
-	if total := tree.Retained(SuperRoot); sum > total {
-		t.Errorf("suspects retain %d together, more than the %d reachable", sum, total)
-	}
-	if n := len(got); n == 3 && got[2].Retained != tree.Retained(got[2].Object)-got[0].Retained-got[1].Retained {
-		t.Errorf("the loader's own part is %d, want its retained size less the two maps", got[2].Retained)
+		want := []string{"class app.A: 40 app.Session", "class app.B: 30 app.User"}
+		if small.want != "" {
+			want = append(want, small.want)
+		}
+		if strings.Join(texts, "; ") != strings.Join(want, "; ") {
+			t.Errorf("%s: suspects:\n%s\nwant\n%s", small.typ, strings.Join(texts, "\n"), strings.Join(want, "\n"))
+		}
+		var sum uint64
+		for _, s := range got {
+			sum += s.Retained
+		}
+		if total := tree.Retained(SuperRoot); sum > total {
+			t.Errorf("suspects retain %d together, more than the %d reachable", sum, total)
+		}
+		if n := len(got); n == 3 && got[2].Retained != tree.Retained(got[2].Object)-got[0].Retained-got[1].Retained {
+			t.Errorf("the loader's own part is %d, want its retained size less the two maps", got[2].Retained)
+		}
 	}
 }
 
@@ -303,5 +314,46 @@ m Map 40 -> table=tab
 	}
 	if len(s.Elements) == 0 || s.Elements[0] != (ElementGroup{"RequestContext", 30, 30000}) {
 		t.Errorf("elements %+v, want 30 RequestContext first", s.Elements)
+	}
+}
+
+// TestSuspectsCode: what importing a library makes (module namespaces,
+// classes, functions), many and held by no single object, is no
+// suspect; a list of the program's objects beside it is.
+func TestSuspectsCode(t *testing.T) {
+	for _, data := range []bool{false, true} {
+		var b strings.Builder
+		b.WriteString("runtime python\n")
+		for i := 0; i < 30; i++ {
+			// Each module's namespace is also its functions' __globals__,
+			// and the next module imports its function and class, so
+			// neither a module nor a function dominates another's.
+			fmt.Fprintf(&b, "m%d module 50 -> internal:__dict__=d%d\nroot module m%d lib%d\n", i, i, i, i)
+			fmt.Fprintf(&b, "d%d dict 400 -> .f=f%d .C=c%d .g=f%d .D=c%d\n", i, i, i, (i+29)%30, (i+29)%30)
+			fmt.Fprintf(&b, "f%d function 150 -> __globals__=d%d\n", i, i)
+			fmt.Fprintf(&b, "c%d type 900 -> __dict__=cd%d internal:__mro__=mro%d\ncd%d dict 300 -> .g=f%d\nmro%d tuple 40\n", i, i, i, i, i, i)
+		}
+		if data {
+			b.WriteString("root module app app\napp module 50 -> internal:__dict__=ad\nad dict 100 -> .HISTORY=h\n")
+			var items []string
+			for i := 0; i < 200; i++ {
+				fmt.Fprintf(&b, "s%d app.Step 300\n", i)
+				items = append(items, fmt.Sprintf("[%d]=s%d", i, i))
+			}
+			fmt.Fprintf(&b, "h list 1600 -> %s\n", strings.Join(items, " "))
+		}
+		g := heaptest.MustParse(t, b.String())
+		got := Suspects(Dominators(g, DomOptions{}), SuspectOptions{})
+		var texts []string
+		for _, s := range got {
+			texts = append(texts, fmt.Sprintf("%d %s", s.Elements[0].Count, s.Elements[0].Type))
+		}
+		want := ""
+		if data {
+			want = "200 app.Step"
+		}
+		if strings.Join(texts, "; ") != want {
+			t.Errorf("data %v: suspects %q, want %q", data, texts, want)
+		}
 	}
 }

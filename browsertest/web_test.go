@@ -362,6 +362,7 @@ func TestViews(t *testing.T) {
 			summaryTable(t, b, url, c)
 			treeClicks(t, b, url)
 			whyPath(t, b, url, c)
+			topView(t, b, url, snaps[2])
 			leaksView(t, b, url, c)
 			trendView(t, b, url, c)
 			b.clean(t, site(url))
@@ -559,6 +560,53 @@ func leaksView(t *testing.T, b *browser, url string, c runtimeCase) {
 	}
 }
 
+// cliSuspects returns the texts of the leak suspects heapscope top
+// --json finds in snap.
+func cliSuspects(t *testing.T, snap string) []string {
+	t.Helper()
+	out, err := exec.Command(heapscope(t), "top", "--json", "--top", "1", snap).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top struct {
+		Suspects []struct {
+			Text string `json:"text"`
+		} `json:"suspects"`
+	}
+	if err := json.Unmarshal(out, &top); err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{}
+	for _, s := range top.Suspects {
+		texts = append(texts, s.Text)
+	}
+	return texts
+}
+
+// checkSuspects compares the leak suspects the page shows with what the
+// command line finds: the same texts in the same order, or, when there
+// are none, the line that says so.
+func checkSuspects(t *testing.T, b *browser, what string, want []string) {
+	t.Helper()
+	b.wait(t, what+" suspects", `document.querySelector('section.suspects') !== null`)
+	got := eval[[]string](t, b, `[...document.querySelectorAll('section.suspects .suspect-text')].map(e => e.textContent.replace(/, [^,]*$/, ''))`)
+	if len(want) == 0 {
+		if text := b.text(t, "section.suspects"); !strings.Contains(text, "no accumulation of the program's data") {
+			t.Errorf("%s: no suspect, and the page does not say so: %q", what, text)
+		}
+		return
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("%s shows the suspects\n%s\nwant, as top --json\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// topView shows the leak suspects of the last snapshot, as top does.
+func topView(t *testing.T, b *browser, url, snap string) {
+	b.open(t, "top", site(url)+"#/top?s=2")
+	checkSuspects(t, b, "the top view", cliSuspects(t, snap))
+}
+
 // trendView plots the steadily growing types; the planted type is in the
 // table.
 func trendView(t *testing.T, b *browser, url string, c runtimeCase) {
@@ -597,6 +645,8 @@ func TestHTMLReports(t *testing.T) {
 			t.Errorf("%s.html shows no rows", kind)
 		}
 		switch kind {
+		case "top":
+			checkSuspects(t, b, "top.html", cliSuspects(t, snaps[2]))
 		case "leaks", "check":
 			text := b.text(t, "main")
 			for _, p := range cases[0].planted {

@@ -34,7 +34,7 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 		n = g.NumObjects()
 	}
 	var d report.TopData
-	d.Suspects, d.SuspectShare = suspectRows(an, analyze.DefaultSuspectShare)
+	d.Suspects, d.SuspectShare = report.SuspectRows(an.tree, an.paths, analyze.DefaultSuspectShare), analyze.DefaultSuspectShare
 	top := analyze.TopRetained(an.tree, n)
 	d.ObjectsShown = len(top)
 	d.Objects = func(yield func(report.TopObject) bool) {
@@ -202,33 +202,4 @@ func selectObjects(g *heap.Graph, sel analyze.Selector, text, file string) ([]he
 		return nil, fmt.Errorf("%s selects no object in %s%s", text, file, analyze.NoMatch(g, sel, text))
 	}
 	return objs, nil
-}
-
-// suspectRows finds the leak suspects of an analysis and the paths that
-// show where each is held.
-func suspectRows(an *analysis, share float64) ([]report.SuspectRow, float64) {
-	var rows []report.SuspectRow
-	found := analyze.Suspects(an.tree, analyze.SuspectOptions{MinShare: share})
-	var all []heap.ObjectID // where the memory of each suspect ends
-	for _, s := range found {
-		all = append(all, s.Object)
-	}
-	for _, s := range found {
-		r := report.SuspectRow{Suspect: s}
-		if s.Members == nil {
-			r.Path, _ = an.paths.Path(s.Holder)
-		} else {
-			r.Groups, _ = analyze.MergePaths(an.paths, an.tree, s.Members)
-		}
-		switch {
-		case s.Point != heap.None:
-			r.Alloc = analyze.RetainedSites(an.tree, s.Point, all...)
-		case s.Members != nil:
-			r.Alloc = analyze.AllocationSites(an.g, s.Members)
-		default:
-			r.Alloc = analyze.RetainedSites(an.tree, s.Object, all...)
-		}
-		rows = append(rows, r)
-	}
-	return rows, share
 }

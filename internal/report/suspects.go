@@ -22,6 +22,38 @@ type SuspectRow struct {
 	Alloc *analyze.Allocations
 }
 
+// SuspectRows finds the leak suspects of t (see [analyze.Suspects]) with
+// threshold share and the paths that show where each is held.
+func SuspectRows(t *analyze.DomTree, paths *analyze.Retainers, share float64) []SuspectRow {
+	var rows []SuspectRow
+	found := analyze.Suspects(t, analyze.SuspectOptions{MinShare: share})
+	var all []heap.ObjectID // where the memory of each suspect ends
+	for _, s := range found {
+		all = append(all, s.Object)
+	}
+	for _, s := range found {
+		r := SuspectRow{Suspect: s}
+		if s.Members == nil {
+			r.Path, _ = paths.Path(s.Holder)
+		} else {
+			r.Groups, _ = analyze.MergePaths(paths, t, s.Members)
+		}
+		switch {
+		case s.Point != heap.None:
+			r.Alloc = analyze.RetainedSites(t, s.Point, all...)
+		case s.Members != nil:
+			r.Alloc = analyze.AllocationSites(t.Graph(), s.Members)
+		default:
+			r.Alloc = analyze.RetainedSites(t, s.Object, all...)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// SuspectsJSON is the leak suspects as top's JSON shows them.
+func SuspectsJSON(t *analyze.DomTree, rows []SuspectRow) any { return suspectsJSON(t, rows) }
+
 // suspectJSON is a leak suspect as JSON shows it.
 type suspectJSON struct {
 	Text     string             `json:"text"`
@@ -162,7 +194,7 @@ func suspects(w io.Writer, f Format, t *analyze.DomTree, share float64, rows []S
 	section(w, f, fmt.Sprintf("Leak suspects (each retains over %s of the %s reachable; where that memory accumulates)",
 		percent(share), Bytes(t.Retained(analyze.SuperRoot))))
 	if len(rows) == 0 {
-		_, err := fmt.Fprintf(w, "no object retains over %s of the reachable heap\n", percent(share))
+		_, err := fmt.Fprintf(w, "no accumulation of the program's data retains over %s of the reachable heap (classes, functions, modules and their namespaces are code, never suspects)\n", percent(share))
 		return err
 	}
 	if f == Markdown {

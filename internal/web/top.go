@@ -32,9 +32,9 @@ func typeStatsJSON(stats []analyze.TypeStat) []typeStatJSON {
 	return out
 }
 
-// top is what the top command shows: the objects that retain the most
-// with their dominators and paths, objects held outside the heap, and
-// what no root reaches.
+// top is what the top command shows: the leak suspects, the objects
+// that retain the most with their dominators and paths, objects held
+// outside the heap, and what no root reaches.
 func (s *server) top(r *http.Request) (any, error) {
 	i, snap, an, err := s.analysis(r)
 	if err != nil {
@@ -55,6 +55,8 @@ func (s *server) top(r *http.Request) (any, error) {
 	}
 	type topJSON struct {
 		Reachable   uint64         `json:"reachable_bytes"`
+		Share       float64        `json:"suspect_share"`
+		Suspects    any            `json:"suspects"`
 		Objects     []topObject    `json:"objects"`
 		Native      []nativeJSON   `json:"held_outside_heap"`
 		Unreachable int            `json:"unreachable"`
@@ -62,7 +64,9 @@ func (s *server) top(r *http.Request) (any, error) {
 		UnreachT    []typeStatJSON `json:"unreachable_types"`
 	}
 	v, _ := s.cached(fmt.Sprintf("top/%d", i), func() (any, error) {
-		out := topJSON{Reachable: t.Retained(analyze.SuperRoot), Objects: []topObject{}, Native: []nativeJSON{}}
+		out := topJSON{Reachable: t.Retained(analyze.SuperRoot), Objects: []topObject{}, Native: []nativeJSON{},
+			Share: analyze.DefaultSuspectShare}
+		out.Suspects = report.SuspectsJSON(t, report.SuspectRows(t, an.Paths, out.Share))
 		for _, id := range analyze.TopRetained(t, topObjects) {
 			o := topObject{objectJSON: objectOf(g, t, id), Dominators: []objectJSON{}}
 			for _, d := range analyze.DominatorChain(t, id) {

@@ -313,7 +313,8 @@
           { key: 'type', label: 'type', cell: (r) => (r.classes ? el('a', { href: whyLink(s, { class: r.classes }), text: `${r.type} (classes ${r.classes})` }) : el('a', { href: whyLink(s, { type: r.type }), text: r.type })) },
         ],
       });
-      const parts = [section(`Objects that retain the most (of ${bytes(d.reachable_bytes)} reachable)`, objs.element),
+      const parts = [HS.suspectsSection(d.suspects, d.suspect_share, d.reachable_bytes),
+        section(`Objects that retain the most (of ${bytes(d.reachable_bytes)} reachable)`, objs.element),
         section('Types that retain the most (each object counted once)', types.element)];
       if (d.held_outside_heap.length) {
         parts.push(section('Held outside the heap (more references than the snapshot shows)', new Table({

@@ -202,6 +202,32 @@ const HS = (() => {
     }, true);
   }
 
+  // suspectsSection lists top's leak suspects as the command line does:
+  // where the memory accumulates, the suspect and its share, the path
+  // that holds it and what accumulates by type.
+  function suspectsSection(suspects, share, reachable) {
+    const pct = (x) => (100 * x).toFixed(1) + '%';
+    const title = `Leak suspects (each retains over ${pct(share || 0.1)} of the ${bytes(reachable)} reachable; where that memory accumulates)`;
+    const list = suspects || [];
+    if (list.length === 0) {
+      return el('section', { class: 'suspects' }, el('h2', { text: title }),
+        el('p', { text: `no accumulation of the program's data retains over ${pct(share || 0.1)} of the reachable heap (classes, functions, modules and their namespaces are code, never suspects)` }));
+    }
+    return el('section', { class: 'suspects' }, el('h2', { text: title }), el('ol', { class: 'suspects' }, list.map((s) => {
+      const grouped = !s.accumulation_point;
+      const head = grouped
+        ? `${s.text}, ${bytes(s.retained_bytes)} (${pct(s.share)})`
+        : `${s.text}, ${bytes(s.accumulated_bytes)}`;
+      const kids = [el('div', { class: 'suspect-text', text: head })];
+      kids.push(el('div', { text: grouped ? 'e.g. ' + objectText(s.suspect) : `suspect ${objectText(s.suspect)} retains ${bytes(s.retained_bytes)} (${pct(s.share)})` }));
+      if (s.path) kids.push(el('div', {}, 'held by ', el('span', { class: 'path', text: s.path })));
+      if (s.elements && s.elements.length > 1) {
+        kids.push(el('div', { class: 'elements', text: 'accumulates ' + s.elements.map((e) => `${count(e.count)} ${e.type} (${bytes(e.retained_bytes)})`).join(', ') }));
+      }
+      return el('li', {}, kids);
+    })));
+  }
+
   const basename = (p) => p.split(/[\\/]/).pop();
 
   // overviewText is the line that says what a snapshot holds.
@@ -212,6 +238,6 @@ const HS = (() => {
 
   return {
     bytes, signedBytes, count, signedCount, signedFloat, series, growthText, growthSeries, el, nameOf, idSuffix, objectText, localSource, Table,
-    pathSteps, pathView, chart, lineChart, barChart, basename, overviewText,
+    pathSteps, pathView, chart, lineChart, barChart, basename, overviewText, suspectsSection,
   };
 })();

@@ -62,6 +62,7 @@
     const objs = d.objects.map((o) => ({ ...o, chain: o.dominators.join(' › ') || '-' }));
     const box = chartBox('top-chart');
     const out = [el('h1', { text: 'What retains the most' }), sources([d.snapshot]),
+      HS.suspectsSection(d.suspects, d.suspect_share, d.reachable_bytes),
       section(`Types that retain the most (each object counted once; of ${bytes(d.reachable_bytes)} reachable)`, box,
         table('top-types', d.types, (r) => r.type, [
           { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
