@@ -1,6 +1,6 @@
 module github.com/heapscope/heapscope/browsertest
 
-go 1.25
+go 1.26.0
 
 replace github.com/heapscope/heapscope => ../
 

@@ -119,7 +119,7 @@ func TestReadTiny(t *testing.T) {
 			}
 			wantVals := map[uint64]string{0x3100: "hello", 0x3200: "héllo→€", 0x3400: "hello"}
 			if fmt.Sprint(vals) != fmt.Sprint(wantVals) {
-				t.Errorf("values = %q, want %q", vals, wantVals)
+				t.Errorf("values = %v, want %v", vals, wantVals)
 			}
 			if len(digs) != 3 || digs[0x3100] != digs[0x3400] || digs[0x3100] == digs[0x3200] {
 				t.Errorf("digests = %x, want 3 with equal strings equal", digs)

@@ -107,7 +107,7 @@ func TestStringPlacement(t *testing.T) {
 				got[g.Addr(id)] = v
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("values:\n got %q\nwant %q", got, want)
+				t.Errorf("values:\n got %v\nwant %v", got, want)
 			}
 			digests := map[uint64]uint64{}
 			prev := -1

@@ -31,6 +31,18 @@ func needReferences(g *heap.Graph, path, what string) error {
 	return nil
 }
 
+// dominatorTree computes the dominator tree of g alone, with the objects
+// held outside the heap as extra roots, as [analyzeGraph] does.
+func dominatorTree(g *heap.Graph, stderr io.Writer) *analyze.DomTree {
+	collectReaderGarbage(g)
+	var t *analyze.DomTree
+	withProgress(stderr, "computing dominators", func() error {
+		t = analyze.Dominators(g, analyze.DomOptions{ExtraRoots: analyze.NativeRoots(analyze.NativeHeld(g))})
+		return nil
+	})
+	return t
+}
+
 func analyzeGraph(g *heap.Graph, stderr io.Writer, weakPaths bool) *analysis {
 	collectReaderGarbage(g)
 	a := &analysis{g: g}

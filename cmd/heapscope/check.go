@@ -33,6 +33,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		if f, err = report.ParseFormat(*format); err != nil {
 			return usagef("%v (or junit)", err)
 		}
+		if f == report.Pprof {
+			return usagef("--format pprof is for top and summary; check writes text, json, markdown, html or junit")
+		}
 	}
 	cfg, err := readConfig(*cfgPath)
 	if err != nil {

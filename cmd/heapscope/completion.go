@@ -55,7 +55,7 @@ func completionModel() []complCommand {
 				cf := complFlagOf(f)
 				if f.Name == "format" {
 					cf.values = slices.DeleteFunc(cf.values, func(v string) bool {
-						return v == "html" && !htmlCommands[c.name] || v == "dot" && !dotCommands[c.name]
+						return v == "html" && !htmlCommands[c.name] || v == "dot" && !dotCommands[c.name] || v == "pprof" && !pprofCommands[c.name]
 					})
 				}
 				cc.flags = append(cc.flags, cf)

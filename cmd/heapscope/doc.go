@@ -140,11 +140,16 @@ Flags every analysis takes:
 	--json                      JSON output (same as --format json): every
 	                            row, unless --top is given ("truncated"
 	                            says whether rows were left out)
-	--format text|json|markdown|html|dot
+	--format text|json|markdown|html|dot|pprof
 	                            html (top, leaks, check, trend): one
 	                            self-contained page, for CI artifacts; dot
 	                            (why, retainers, refs): a Graphviz graph of
-	                            the objects and their references (dot -Tsvg)
+	                            the objects and their references (dot -Tsvg);
+	                            pprof (top, summary): a gzipped
+	                            profile.proto for go tool pprof and flame
+	                            graph viewers, whose stacks are dominator
+	                            chains (top; --min-frame SIZE) or types
+	                            (summary)
 	--top N                     show the first N rows (0: all)
 	--width N                   fit text to N columns: long retainer paths
 	                            keep their root and end (the middle becomes

@@ -55,7 +55,7 @@ func (w *widthFlag) Set(s string) error {
 func (o *outputFlags) register(fs *flag.FlagSet, top int) {
 	o.defaultTop = top
 	fs.BoolVar(&o.json, "json", false, "write JSON (same as --format json)")
-	fs.StringVar(&o.format, "format", "text", "output `format`: text, json, markdown, html (top, leaks, trend) or dot (why, retainers, refs)")
+	fs.StringVar(&o.format, "format", "text", "output `format`: text, json, markdown, html (top, leaks, trend), dot (why, retainers, refs) or pprof (top and summary, a gzipped profile.proto for flame graph viewers)")
 	fs.IntVar(&o.top, "top", top, "show the first `N` rows (0: all; JSON and HTML have every row unless --top is given)")
 	fs.BoolVar(&o.verbose, "v", false, "list the snapshots' warnings on stderr, each with what it means (without -v, one line counts them)")
 	fs.Var(&o.width, "width", "fit text to `N` columns, eliding or wrapping long paths (0: no limit; default: the terminal's width, or 120 when not writing to a terminal)")
@@ -179,7 +179,10 @@ func (a *analysisFlags) parse(args []string, min, max int) ([]string, report.For
 	if err == nil && f == report.DOT && !dotCommands[a.fs.Name()] {
 		err = usagef("--format dot is for why, retainers and refs; %s writes text, json or markdown", a.fs.Name())
 	}
-	if err == nil && (f == report.JSON || f == report.HTML) && !a.out.topSet {
+	if err == nil && f == report.Pprof && !pprofCommands[a.fs.Name()] {
+		err = usagef("--format pprof is for top (retained memory by dominator chain) and summary (objects by type), not %s", a.fs.Name())
+	}
+	if err == nil && (f == report.JSON || f == report.HTML || f == report.Pprof) && !a.out.topSet {
 		a.out.top = 0 // JSON, and the HTML page around it, is complete unless cut on purpose
 	}
 	return pos, f, err
@@ -190,6 +193,18 @@ var dotCommands = map[string]bool{"why": true, "retainers": true, "refs": true}
 
 // htmlCommands are the analysis commands with an HTML report.
 var htmlCommands = map[string]bool{"top": true, "leaks": true, "trend": true}
+
+// pprofCommands are the analysis commands that write a profile.
+var pprofCommands = map[string]bool{"top": true, "summary": true}
+
+// binaryOut fails when stdout is a terminal: a profile is binary, for a
+// file or a pipe.
+func binaryOut(stdout io.Writer) error {
+	if f, ok := stdout.(*os.File); ok && isTerminal(f) {
+		return usagef("--format pprof writes a binary profile: redirect it to a file (> top.pb.gz)")
+	}
+	return nil
+}
 
 // ranking is the length of a ranking that is never shown whole (top's
 // objects, one per object in the heap): --top when given, else the

@@ -18,9 +18,16 @@ const maxSiteRows = 100
 
 func runTop(args []string, stdout, stderr io.Writer) error {
 	a := newAnalysis("top", "SNAPSHOT", stderr, 10)
+	minFrame := a.fs.String("min-frame", "", "with --format pprof: a frame whose objects retain less than `BYTES` (suffixes K, M, G) is a leaf named by their type, with what was below it (default: 1/10,000 of what is reachable; 0: every frame)")
 	pos, f, err := a.parse(args, 1, 1)
 	if err != nil {
 		return err
+	}
+	if f == report.Pprof {
+		return topPprof(a, pos[0], *minFrame, stdout, stderr)
+	}
+	if *minFrame != "" {
+		return usagef("--min-frame is for --format pprof")
 	}
 	an, src, err := a.loadAnalysis(pos[0], "top", stderr, false)
 	if err != nil {
@@ -74,6 +81,34 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 		defer debug.SetGCPercent(debug.SetGCPercent(30))
 	}
 	return report.Top(a.fit(stdout), f, src, an.tree, d)
+}
+
+// topPprof writes the dominator tree of the snapshot at path as a
+// profile of dominator chains (see [analyze.DominatorChains]).
+func topPprof(a *analysisFlags, path, minFrame string, stdout, stderr io.Writer) error {
+	if err := binaryOut(stdout); err != nil {
+		return err
+	}
+	min, set := uint64(0), minFrame != ""
+	if set {
+		var err error
+		if min, err = parseSize(minFrame); err != nil {
+			return usagef("--min-frame: %v", err)
+		}
+	}
+	g, src, err := load(path, stderr, a.out.verbose, a.out.inflate)
+	if err != nil {
+		return err
+	}
+	if err := needReferences(g, path, "top"); err != nil {
+		return err
+	}
+	tree := dominatorTree(g, stderr)
+	if !set {
+		min = tree.Retained(analyze.SuperRoot) / 10000
+	}
+	c := analyze.DominatorChains(tree, analyze.ChainOptions{MinRetained: min})
+	return report.PprofTop(stdout, src, originOf(path, g).time, c)
 }
 
 func runTree(args []string, stdout, stderr io.Writer) error {

@@ -22,7 +22,7 @@ const (
 )
 
 // ParseFormat parses a --format value: text, json, markdown (md), html
-// (see [HTML]) or dot (see [DOT]).
+// (see [HTML]), dot (see [DOT]) or pprof (see [Pprof]).
 func ParseFormat(s string) (Format, error) {
 	switch s {
 	case "", "text":
@@ -35,8 +35,10 @@ func ParseFormat(s string) (Format, error) {
 		return HTML, nil
 	case "dot":
 		return DOT, nil
+	case "pprof":
+		return Pprof, nil
 	}
-	return Text, fmt.Errorf("unknown format %q (want text, json, markdown, html or dot)", s)
+	return Text, fmt.Errorf("unknown format %q (want text, json, markdown, html, dot or pprof)", s)
 }
 
 // Column is one column of a [Table].
