@@ -1,10 +1,6 @@
 package analyze
 
-import (
-	"strings"
-
-	"github.com/heapscope/heapscope/heap"
-)
+import "github.com/heapscope/heapscope/heap"
 
 // A Java collection's entries and capacity come from its structure, as
 // the JDK lays it out (field names of JDK 6 to 21): the table array of a
@@ -112,42 +108,13 @@ var javaKinds = map[string]javaKind{
 // is or extends (the nearest one up its superclass chain, found through
 // the class objects' "<super>" edges), or "".
 func javaKindsOf(g *heap.Graph) []string {
-	// Class objects by the Java name of their class.
-	classes := map[string]heap.ObjectID{}
-	supers := map[heap.ObjectID]heap.ObjectID{}
-	for id := range g.Objects() {
-		name, ok := g.Name(id)
-		if !ok || !strings.HasPrefix(name, "class ") {
-			continue
-		}
-		classes[name[len("class "):]] = id
-		for _, e := range g.Edges(id) {
-			if e.Label.Kind() == heap.Internal && g.EdgeName(e.Label) == "<super>" {
-				supers[id] = e.To
-			}
-		}
-	}
+	supers := superclasses(g)
 	out := make([]string, g.NumTypes())
 	for t := range out {
-		name := g.TypeName(heap.TypeID(t))
-		if _, ok := javaKinds[name]; ok {
-			out[t] = name
-			continue
-		}
-		c, ok := classes[name]
-		for steps := 0; ok && steps < 64; steps++ {
-			s, has := supers[c]
-			if !has {
-				break
-			}
-			sn, _ := g.Name(s)
-			sn = strings.TrimPrefix(sn, "class ")
-			if _, known := javaKinds[sn]; known {
-				out[t] = sn
-				break
-			}
-			c = s
-		}
+		out[t] = nearestSuper(supers, g.TypeName(heap.TypeID(t)), func(n string) bool {
+			_, ok := javaKinds[n]
+			return ok
+		})
 	}
 	return out
 }

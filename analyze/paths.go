@@ -210,11 +210,24 @@ type Selector struct {
 	// row of leaks or diff ("T (classes P)", "P (instances of N
 	// classes)"), or types whose name matches it with "*" for any text.
 	Loose bool
+	// InstanceOf picks the instances of a class and of all its
+	// subclasses (Java: by the class objects' superclasses).
+	InstanceOf string
 }
 
 // Select returns the objects s picks, in ID order. The zero Selector
 // picks nothing.
 func Select(g *heap.Graph, s Selector) []heap.ObjectID {
+	if s.InstanceOf != "" {
+		want := instanceOf(g, s.InstanceOf)
+		var out []heap.ObjectID
+		for v, t := range g.Types() {
+			if want[t] {
+				out = append(out, heap.ObjectID(v))
+			}
+		}
+		return out
+	}
 	if s.Class != "" {
 		return selectClasses(g, s)
 	}

@@ -20,6 +20,8 @@ import (
 //     "Server @47297", "app.Item@0x3000"; its name must be the object's;
 //   - "value:TEXT": objects whose value label contains TEXT;
 //   - "type:NAME": the objects of that exact type;
+//   - "instanceof:NAME": the instances of Java class NAME (qualified)
+//     and of all its subclasses;
 //   - "class:NAME" or "class NAME": class objects by name (NAME qualified
 //     or not, "*" for any text);
 //   - any other NAME: the objects of that type, or what else the name
@@ -28,6 +30,12 @@ func ParseSelector(s string) (Selector, error) {
 	switch {
 	case strings.HasPrefix(s, "value:"):
 		return Selector{Value: s[len("value:"):]}, nil
+	case strings.HasPrefix(s, "instanceof:"):
+		name := strings.TrimSpace(s[len("instanceof:"):])
+		if name == "" {
+			return Selector{}, fmt.Errorf("%q names no class", s)
+		}
+		return Selector{InstanceOf: name}, nil
 	case strings.HasPrefix(s, "type:"):
 		return Selector{Type: s[len("type:"):]}, nil
 	case strings.HasPrefix(s, "class:"), strings.HasPrefix(s, "class "):
@@ -219,6 +227,9 @@ func NoMatch(g *heap.Graph, s Selector, text string) string {
 	name := s.Type
 	if s.Class != "" {
 		name = s.Class
+	}
+	if s.InstanceOf != "" {
+		name = s.InstanceOf
 	}
 	why := ""
 	switch {

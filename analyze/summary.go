@@ -112,6 +112,23 @@ func Summary(g *heap.Graph) []TypeSummary {
 		count[t]++
 		bytes[t] += sizes[i]
 	}
+	return summaryRows(g, count, bytes)
+}
+
+// SummaryOf is [Summary] of the objects ids only.
+func SummaryOf(g *heap.Graph, ids []heap.ObjectID) []TypeSummary {
+	count := make([]int, g.NumTypes())
+	bytes := make([]uint64, g.NumTypes())
+	for _, id := range ids {
+		t := g.Type(id)
+		count[t]++
+		bytes[t] += g.Size(id)
+	}
+	return summaryRows(g, count, bytes)
+}
+
+// summaryRows makes the rows of a summary from counts and bytes by type.
+func summaryRows(g *heap.Graph, count []int, bytes []uint64) []TypeSummary {
 	byName := map[string]int{}
 	var rows []TypeSummary
 	for t := range count {

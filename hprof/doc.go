@@ -58,7 +58,8 @@
 // loader's other classes with their statics alive, which is how a
 // forgotten plugin or web application stays in memory. An object array
 // has the same "<class>" edge and edges "[i]" to its non-null elements.
-// A primitive array names no class in HPROF, and has no edges.
+// A primitive array names no class in HPROF; it gets the "<class>" edge to
+// the class object of its type ("[I") when the dump has it, and no other.
 //
 // The field java.lang.ref.Reference.referent is a [heap.Weak] edge in
 // every subclass: WeakReference, SoftReference, PhantomReference, their

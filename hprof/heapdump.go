@@ -391,6 +391,11 @@ func (rd *reader) primArray(addr uint64, et byte, n int64, es int, pass int, noD
 	}
 	t--
 	id := rd.b.Object(addr, t, rd.model.arraySize(uint64(n), es))
+	if cls := rd.primClasses[et&15]; cls != 0 {
+		// HPROF names no class for a primitive array; the dump has the
+		// class ("[I") as it has every other: the same "<class>" edge.
+		rd.edge(id, addr, cls, rd.classLabel)
+	}
 	if (et == typeByte || et == typeChar) && !noData {
 		rd.remember(arrayLoc{off: rd.c.off(), id: id, n: uint32(n), char: et == typeChar})
 	}

@@ -63,6 +63,7 @@ type reader struct {
 	unknownTypes  map[uint64]heap.TypeID
 	arrayTypes    map[uint64]heap.TypeID
 	primTypes     [16]heap.TypeID // type + 1 of each primitive array type, 0 until used
+	primClasses   [16]uint64      // the class object of each primitive array type, 0 if none
 	lastArrayCls  uint64
 	classLabel    heap.Label  // of an instance's or object array's edge to its class (see pass 2)
 	lastArrayType heap.TypeID // + 1
@@ -474,6 +475,15 @@ func (rd *reader) prepare() {
 	rd.layouts = map[*classInfo]*fieldLayout{}
 	rd.samples = sampler{}
 	rd.classType_ = rd.b.Type("java.lang.Class")
+	for _, c := range rd.classes {
+		if len(c.name) == 2 && c.name[0] == '[' {
+			for et, n := range primNames {
+				if n != "" && primDescriptor(c.name[1]) == n {
+					rd.primClasses[et] = c.id
+				}
+			}
+		}
+	}
 	rd.classSize = alignUp(uint64(rd.model.header), uint64(rd.model.align))
 	for _, c := range rd.classes {
 		if c.name == "java/lang/Class" {

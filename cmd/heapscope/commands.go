@@ -27,14 +27,15 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{name: "summary", args: "SNAPSHOT", short: "objects and shallow bytes per type", run: runSummary},
+		{name: "summary", args: "SNAPSHOT [SELECTOR]", short: "objects and shallow bytes per type", run: runSummary},
 		{name: "diff", args: "BEFORE AFTER", short: "change per type between two snapshots", run: runDiff},
 		{name: "top", args: "SNAPSHOT", short: "objects and types that retain the most; objects held outside the heap", run: runTop},
 		{name: "tree", args: "SNAPSHOT", short: "the dominator tree, by retained size", run: runTree},
 		{name: "why", args: "SNAPSHOT SELECTOR", short: "shortest retainer paths to objects (by type or name, id, value:TEXT or class:NAME), merged", run: runWhy},
 		{name: "retainers", args: "SNAPSHOT SELECTOR", short: "every reference to the selected objects, grouped, level by level: what holds them", run: runRetainers},
 		{name: "refs", args: "SNAPSHOT SELECTOR", short: "every reference the selected objects hold, grouped, level by level", run: runRefs},
-		{name: "containers", args: "SNAPSHOT", short: "dicts, lists, maps and caches that hold the most", run: runContainers},
+		{name: "retained", args: "SNAPSHOT SELECTOR", short: "the retained set of the selected objects: what would be freed if all of them went, by type", run: runRetained},
+		{name: "containers", args: "SNAPSHOT [SELECTOR]", short: "dicts, lists, maps and caches that hold the most", run: runContainers},
 		{name: "duplicates", args: "SNAPSHOT", short: "strings, bytes and tuples with equal content", run: runDuplicates},
 		{name: "trend", args: "S1 S2 S3 ...", short: "growth per type over many snapshots: steady, warm-up, churn", run: runTrend},
 		{name: "leaks", args: "BASELINE TARGET FINAL", short: "objects created between baseline and target still alive in final, by path", run: runLeaks},

@@ -13,7 +13,11 @@ may also come through a pipe, or standard input named "-".
 
 What is there, and what grew:
 
-	summary SNAPSHOT            objects and shallow bytes per type
+	summary SNAPSHOT [SELECTOR] objects and shallow bytes per type (of the
+	                            selected objects only, with a SELECTOR as
+	                            why takes it); a Java dump's layout, its
+	                            roots by kind, and the dumps of a file
+	                            that holds several
 	diff BEFORE AFTER           change per type between two snapshots
 	trend S1 S2 S3 ...          growth per type over many snapshots, telling
 	                            steady growth from a one-off warm-up; the
@@ -34,9 +38,12 @@ Why it stays alive, and what is wasted:
 	                            name, an object's id (0x7f... in hex; a V8
 	                            id as DevTools prints it, @47297 or 47297),
 	                            an object as heapscope prints it (Server
-	                            @47297, app.Item@0x7f...), value:TEXT, or
+	                            @47297, app.Item@0x7f...), value:TEXT,
 	                            class:NAME for class objects (NAME qualified
-	                            or not, * for any text: class:app.Model_*);
+	                            or not, * for any text: class:app.Model_*),
+	                            or instanceof:NAME for the instances of a
+	                            Java class and all its subclasses
+	                            (instanceof:java.util.AbstractMap);
 	                            a bare NAME no type has is what else
 	                            heapscope prints it for: an object's name
 	                            (module app), a class's, a function's
@@ -57,8 +64,15 @@ Why it stays alive, and what is wasted:
 	refs SNAPSHOT SELECTOR      every reference the selected objects hold
 	                            (DevTools' Containment, MAT's outgoing
 	                            references), grouped the same way
-	containers SNAPSHOT         dicts, lists, maps and caches by retained size,
-	                            with their entry counts
+	retained SNAPSHOT SELECTOR  the retained set of the selected objects
+	                            (MAT's retained set of a group): what would
+	                            be freed if all of them went, which holds
+	                            what they share, by type
+	containers SNAPSHOT [SELECTOR]
+	                            dicts, lists, maps and caches by retained size,
+	                            with their entry counts (Java: every JDK
+	                            collection and its subclasses, with capacity
+	                            and fill)
 	duplicates SNAPSHOT         equal strings, bytes and tuples: wasted bytes
 
 Retained size is what would be freed if the object went: the objects it

@@ -8,10 +8,16 @@ import (
 )
 
 func runSummary(args []string, stdout, stderr io.Writer) error {
-	a := newAnalysis("summary", "SNAPSHOT", stderr, 20)
-	pos, f, err := a.parse(args, 1, 1)
+	a := newAnalysis("summary", "SNAPSHOT [SELECTOR]", stderr, 20)
+	pos, f, err := a.parse(args, 1, 2)
 	if err != nil {
 		return err
+	}
+	var sel analyze.Selector
+	if len(pos) == 2 {
+		if sel, err = analyze.ParseSelector(pos[1]); err != nil {
+			return usagef("%v", err)
+		}
 	}
 	if f == report.Pprof {
 		if err := binaryOut(stdout); err != nil {
@@ -23,8 +29,20 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rows := analyze.Summary(g)
+	s := report.Selection{}
+	if len(pos) == 2 {
+		objs, err := selectObjects(g, sel, pos[1], pos[0])
+		if err != nil {
+			return err
+		}
+		s = report.Selection{Selector: pos[1], Objects: len(objs)}
+		for _, id := range objs {
+			s.Bytes += g.Size(id)
+		}
+		rows = analyze.SummaryOf(g, objs)
+	}
 	if f == report.Pprof {
 		return report.PprofSummary(stdout, src, originOf(pos[0], g).time, cut(rows, a.out.top))
 	}
-	return report.Summary(a.fit(stdout), f, src, cut(rows, a.out.top), len(rows))
+	return report.SummaryOf(a.fit(stdout), f, src, s, cut(rows, a.out.top), len(rows))
 }

@@ -188,10 +188,16 @@ func runWhy(args []string, stdout, stderr io.Writer) error {
 }
 
 func runContainers(args []string, stdout, stderr io.Writer) error {
-	a := newAnalysis("containers", "SNAPSHOT", stderr, 20)
-	pos, f, err := a.parse(args, 1, 1)
+	a := newAnalysis("containers", "SNAPSHOT [SELECTOR]", stderr, 20)
+	pos, f, err := a.parse(args, 1, 2)
 	if err != nil {
 		return err
+	}
+	var sel analyze.Selector
+	if len(pos) == 2 {
+		if sel, err = analyze.ParseSelector(pos[1]); err != nil {
+			return usagef("%v", err)
+		}
 	}
 	an, src, err := a.loadAnalysis(pos[0], "containers", stderr, false)
 	if err != nil {
@@ -199,6 +205,24 @@ func runContainers(args []string, stdout, stderr io.Writer) error {
 	}
 	var rows []report.ContainerRow
 	all := analyze.Containers(an.tree, 0)
+	if len(pos) == 2 {
+		// Only the containers the selector picks.
+		objs, err := selectObjects(an.g, sel, pos[1], pos[0])
+		if err != nil {
+			return err
+		}
+		picked := map[heap.ObjectID]bool{}
+		for _, id := range objs {
+			picked[id] = true
+		}
+		kept := all[:0]
+		for _, c := range all {
+			if picked[c.Object] {
+				kept = append(kept, c)
+			}
+		}
+		all = kept
+	}
 	for _, c := range cut(all, a.out.top) {
 		p, _ := an.paths.Path(c.Object)
 		rows = append(rows, report.ContainerRow{Container: c, Path: p})

@@ -51,19 +51,47 @@ func header(w io.Writer, f Format, sources ...Source) error {
 // Summary renders per-type counts. rows may be a prefix of the full
 // summary (--top); total is the number of rows before the cut.
 func Summary(w io.Writer, f Format, src Source, rows []analyze.TypeSummary, total int) error {
+	return SummaryOf(w, f, src, Selection{}, rows, total)
+}
+
+// Selection is what a selector picked, for reports of the selected
+// objects only.
+type Selection struct {
+	Selector string `json:"selector"`
+	Objects  int    `json:"objects"`
+	Bytes    uint64 `json:"shallow_bytes"`
+}
+
+// SummaryOf renders per-type counts of the objects sel picked (all
+// objects when sel.Selector is "").
+func SummaryOf(w io.Writer, f Format, src Source, sel Selection, rows []analyze.TypeSummary, total int) error {
 	if f == JSON {
+		var s *Selection
+		if sel.Selector != "" {
+			s = &sel
+		}
 		return WriteJSON(w, struct {
 			Snapshot  Source                `json:"snapshot"`
+			Selected  *Selection            `json:"selected,omitempty"`
 			Types     int                   `json:"types"`
 			Truncated bool                  `json:"truncated"`
 			Rows      []analyze.TypeSummary `json:"rows"`
-		}{src, total, len(rows) < total, nonNil(rows)})
+		}{src, s, total, len(rows) < total, nonNil(rows)})
 	}
 	if err := header(w, f, src); err != nil {
 		return err
 	}
 	if err := overviewLines(w, f, src.Overview); err != nil {
 		return err
+	}
+	if sel.Selector != "" {
+		line := fmt.Sprintf("%s selects %s objects, %s", sel.Selector, Count(sel.Objects), Bytes(sel.Bytes))
+		if f == Markdown {
+			line = mdLine(line) + "\n"
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
 	}
 	t := Table{Columns: []Column{{"count", true}, {"shallow bytes", true}, {"type", false}}}
 	for _, r := range rows {
