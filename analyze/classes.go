@@ -309,9 +309,10 @@ type familyStat struct {
 // families is the class families of two snapshots that have rows of
 // their own in a diff: those of more than one class in either.
 type families struct {
-	stats []*familyStat
-	after *classIndex
-	byKey map[string]*familyStat
+	stats  []*familyStat
+	before *classIndex
+	after  *classIndex
+	byKey  map[string]*familyStat
 	// fold is the classIndex fold of either snapshot: the instances of
 	// the classes of a large family are one row too.
 	fold map[string]string
@@ -321,7 +322,7 @@ type families struct {
 // their own, in the order of their keys.
 func splitFamilies(before, after *heap.Graph) families {
 	cs := [2]*classIndex{newClassIndex(before), newClassIndex(after)}
-	f := families{after: cs[1], byKey: map[string]*familyStat{}, fold: map[string]string{}}
+	f := families{before: cs[0], after: cs[1], byKey: map[string]*familyStat{}, fold: map[string]string{}}
 	for i, c := range cs {
 		maps.Copy(f.fold, c.fold)
 		for id, k := range c.family {
@@ -352,8 +353,13 @@ func splitFamilies(before, after *heap.Graph) families {
 }
 
 // of returns the family row of object id of the after snapshot, or nil.
-func (f families) of(id heap.ObjectID) *familyStat {
-	k, ok := f.after.family[id]
+func (f families) of(id heap.ObjectID) *familyStat { return f.in(f.after, id) }
+
+// ofBefore is of for an object of the before snapshot.
+func (f families) ofBefore(id heap.ObjectID) *familyStat { return f.in(f.before, id) }
+
+func (f families) in(c *classIndex, id heap.ObjectID) *familyStat {
+	k, ok := c.family[id]
 	if !ok {
 		return nil
 	}

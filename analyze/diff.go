@@ -30,8 +30,14 @@ type TypeDelta struct {
 	// Status is "appeared" (none before), "vanished" (none after) or "".
 	Status string `json:"status,omitempty"`
 	// New counts objects of the type in the second snapshot whose identity
-	// the first does not have; -1 when identities are not compared.
-	New int `json:"new"`
+	// the first does not have, and NewBytes their shallow sizes; Deleted
+	// and DeletedBytes the objects of the first whose identity the second
+	// does not have (the memory freed), as DevTools' Comparison counts
+	// them; all -1 when identities are not compared.
+	New          int   `json:"new"`
+	NewBytes     int64 `json:"new_bytes"`
+	Deleted      int   `json:"deleted"`
+	DeletedBytes int64 `json:"deleted_bytes"`
 }
 
 // DiffOptions tunes [Diff].
@@ -53,7 +59,7 @@ func Diff(before, after *heap.Graph, opt DiffOptions) []TypeDelta {
 		k := name + "\x00" + classes
 		d, ok := rows[k]
 		if !ok {
-			d = &TypeDelta{Type: name, Classes: classes, New: -1}
+			d = &TypeDelta{Type: name, Classes: classes, New: -1, NewBytes: -1, Deleted: -1, DeletedBytes: -1}
 			rows[k] = d
 		}
 		return d
@@ -95,28 +101,35 @@ func Diff(before, after *heap.Graph, opt DiffOptions) []TypeDelta {
 	}
 	if opt.Identity {
 		for _, d := range rows {
-			d.New = 0
+			d.New, d.NewBytes, d.Deleted, d.DeletedBytes = 0, 0, 0, 0
 		}
-		old := make(map[uint64]struct{}, before.NumObjects())
-		for _, k := range Identities(before, IdentityStable) {
-			old[k] = struct{}{}
-		}
-		newByType := make([]int, after.NumTypes())
-		keys := Identities(after, IdentityStable)
-		for id := range after.Objects() {
-			if _, ok := old[keys[id]]; !ok {
-				if f := fam.of(id); f != nil {
-					get(f.typ, f.label).New++
+		// Objects in one snapshot and not the other, by row: after's are
+		// new, before's deleted.
+		count := func(g *heap.Graph, keys []uint64, other map[uint64]struct{}, of func(heap.ObjectID) *familyStat, add func(*TypeDelta, int, int64)) {
+			n := make([]int, g.NumTypes())
+			b := make([]int64, g.NumTypes())
+			for id := range g.Objects() {
+				if _, ok := other[keys[id]]; ok {
 					continue
 				}
-				newByType[after.Type(id)]++
+				if f := of(id); f != nil {
+					add(get(f.typ, f.label), 1, int64(g.Size(id)))
+					continue
+				}
+				n[g.Type(id)]++
+				b[g.Type(id)] += int64(g.Size(id))
+			}
+			for t := range n {
+				if n[t] > 0 {
+					add(row(g.TypeName(heap.TypeID(t))), n[t], b[t])
+				}
 			}
 		}
-		for t, n := range newByType {
-			if n > 0 {
-				row(after.TypeName(heap.TypeID(t))).New += n
-			}
-		}
+		oldKeys, newKeys := Identities(before, IdentityStable), Identities(after, IdentityStable)
+		old := keySet(oldKeys)
+		count(after, newKeys, old, fam.of, func(d *TypeDelta, n int, b int64) { d.New += n; d.NewBytes += b })
+		old = nil
+		count(before, oldKeys, keySet(newKeys), fam.ofBefore, func(d *TypeDelta, n int, b int64) { d.Deleted += n; d.DeletedBytes += b })
 	}
 	out := make([]TypeDelta, 0, len(rows))
 	for _, d := range rows {
@@ -128,7 +141,7 @@ func Diff(before, after *heap.Graph, opt DiffOptions) []TypeDelta {
 		case d.CountBefore > 0 && d.CountAfter == 0:
 			d.Status = "vanished"
 		}
-		if d.CountDelta == 0 && d.BytesDelta == 0 && d.New <= 0 {
+		if d.CountDelta == 0 && d.BytesDelta == 0 && d.New <= 0 && d.Deleted <= 0 {
 			continue
 		}
 		out = append(out, *d)
@@ -147,4 +160,13 @@ func Diff(before, after *heap.Graph, opt DiffOptions) []TypeDelta {
 		return a.Classes < b.Classes
 	})
 	return out
+}
+
+// keySet returns the set of keys.
+func keySet(keys []uint64) map[uint64]struct{} {
+	set := make(map[uint64]struct{}, len(keys))
+	for _, k := range keys {
+		set[k] = struct{}{}
+	}
+	return set
 }

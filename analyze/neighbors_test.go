@@ -218,3 +218,27 @@ func TestNeighborsBudget(t *testing.T) {
 		t.Errorf("Stop asked %d times; exhausted %v", stops, tree.Exhausted)
 	}
 }
+
+// TestRetainedByName: each object once per name, as TopMost sums the
+// type's instances; the distance is the nearest instance's.
+func TestRetainedByName(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 300 {
+		g, extra := randomGraph(r, 40)
+		dt := Dominators(g, DomOptions{ExtraRoots: extra})
+		pt := ShortestPaths(g, PathOptions{ExtraRoots: extra})
+		for _, row := range RetainedByName(dt, pt, nil) {
+			objs := Select(g, Selector{Type: row.Type})
+			_, want := TopMost(dt, objs)
+			d := -1
+			for _, x := range objs {
+				if p, ok := pt.Path(x); ok && (d < 0 || len(p.Steps)-1 < d) {
+					d = len(p.Steps) - 1
+				}
+			}
+			if row.Retained != want || row.Distance != d {
+				t.Fatalf("graph %d: %s retains %d at distance %d; TopMost says %d, paths %d", i, row.Type, row.Retained, row.Distance, want, d)
+			}
+		}
+	}
+}

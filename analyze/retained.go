@@ -312,3 +312,16 @@ func (t *DomTree) walk(enter, leave func(v uint32)) {
 		}
 	}
 }
+
+// ByRetained returns objs ordered by retained size, largest first, then
+// by ID; objs is not changed.
+func ByRetained(t *DomTree, objs []heap.ObjectID) []heap.ObjectID {
+	out := slices.Clone(objs)
+	slices.SortFunc(out, func(a, b heap.ObjectID) int {
+		if c := cmp.Compare(t.Retained(b), t.Retained(a)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return out
+}

@@ -69,6 +69,8 @@ func TestCommands(t *testing.T) {
 		{"summary", []string{"summary", before}},
 		{"summary-json", []string{"summary", "--json", before}},
 		{"summary-top", []string{"summary", after, "--top", "3"}},
+		{"summary-retained", []string{"summary", "--retained", rich}},
+		{"summary-retained-json", []string{"summary", "--retained", "--json", "--top", "3", rich}},
 		{"diff", []string{"diff", before, after}},
 		{"diff-json", []string{"diff", "--json", before, after}},
 		{"diff-same", []string{"diff", before, before}},

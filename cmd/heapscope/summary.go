@@ -4,11 +4,13 @@ import (
 	"io"
 
 	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
 	"github.com/heapscope/heapscope/internal/report"
 )
 
 func runSummary(args []string, stdout, stderr io.Writer) error {
 	a := newAnalysis("summary", "SNAPSHOT [SELECTOR]", stderr, 20)
+	retained := a.fs.Bool("retained", false, "also each type's retained size, its share of the heap and its nearest object's distance from the roots, as DevTools' Summary shows them (computes the dominator tree)")
 	pos, f, err := a.parse(args, 1, 2)
 	if err != nil {
 		return err
@@ -44,5 +46,20 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 	if f == report.Pprof {
 		return report.PprofSummary(stdout, src, originOf(pos[0], g).time, cut(rows, a.out.top))
 	}
-	return report.SummaryOf(a.fit(stdout), f, src, s, cut(rows, a.out.top), len(rows))
+	var ret map[string]analyze.NameRetention
+	if *retained {
+		if err := needReferences(g, pos[0], "summary --retained"); err != nil {
+			return err
+		}
+		an := analyzeGraph(g, stderr, false)
+		ret = map[string]analyze.NameRetention{}
+		var only []heap.ObjectID // the selection's objects, or all
+		if len(pos) == 2 {
+			only, _ = selectObjects(g, sel, pos[1], pos[0])
+		}
+		for _, x := range analyze.RetainedByName(an.tree, an.paths, only) {
+			ret[x.Type] = x
+		}
+	}
+	return report.SummaryOf(a.fit(stdout), f, src, s, cut(rows, a.out.top), len(rows), ret)
 }

@@ -24,7 +24,8 @@ func Diff(w io.Writer, f Format, before, after Source, rows []analyze.TypeDelta,
 	identity := len(rows) > 0 && rows[0].New >= 0
 	cols := []Column{{"count Δ", true}, {"bytes Δ", true}, {"count", true}, {"bytes", true}}
 	if identity {
-		cols = append(cols, Column{"new", true})
+		// DevTools' Comparison: what was allocated and what was freed.
+		cols = append(cols, Column{"new", true}, Column{"deleted", true}, Column{"allocated", true}, Column{"freed", true})
 	}
 	cols = append(cols, Column{"type", false}, Column{"", false})
 	t := Table{Columns: cols}
@@ -35,7 +36,7 @@ func Diff(w io.Writer, f Format, before, after Source, rows []analyze.TypeDelta,
 			Bytes(r.BytesBefore) + " → " + Bytes(r.BytesAfter),
 		}
 		if identity {
-			cells = append(cells, Count(r.New))
+			cells = append(cells, Count(r.New), Count(r.Deleted), Bytes(uint64(max(r.NewBytes, 0))), Bytes(uint64(max(r.DeletedBytes, 0))))
 		}
 		t.Add(append(cells, DeltaLabel(r), r.Status)...)
 	}

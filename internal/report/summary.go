@@ -49,9 +49,11 @@ func header(w io.Writer, f Format, sources ...Source) error {
 }
 
 // Summary renders per-type counts. rows may be a prefix of the full
-// summary (--top); total is the number of rows before the cut.
-func Summary(w io.Writer, f Format, src Source, rows []analyze.TypeSummary, total int) error {
-	return SummaryOf(w, f, src, Selection{}, rows, total)
+// summary (--top); total is the number of rows before the cut. ret, when
+// not nil, has each row's retained size, share and distance, by type
+// name, for columns of their own.
+func Summary(w io.Writer, f Format, src Source, rows []analyze.TypeSummary, total int, ret map[string]analyze.NameRetention) error {
+	return SummaryOf(w, f, src, Selection{}, rows, total, ret)
 }
 
 // Selection is what a selector picked, for reports of the selected
@@ -63,20 +65,34 @@ type Selection struct {
 }
 
 // SummaryOf renders per-type counts of the objects sel picked (all
-// objects when sel.Selector is "").
-func SummaryOf(w io.Writer, f Format, src Source, sel Selection, rows []analyze.TypeSummary, total int) error {
+// objects when sel.Selector is ""), with ret as [Summary] takes it.
+func SummaryOf(w io.Writer, f Format, src Source, sel Selection, rows []analyze.TypeSummary, total int, ret map[string]analyze.NameRetention) error {
 	if f == JSON {
 		var s *Selection
 		if sel.Selector != "" {
 			s = &sel
 		}
+		type rowJSON struct {
+			analyze.TypeSummary
+			Retained *uint64  `json:"retained_bytes,omitempty"`
+			Share    *float64 `json:"share,omitempty"`
+			Distance *int     `json:"distance,omitempty"`
+		}
+		out := []rowJSON{}
+		for _, r := range rows {
+			j := rowJSON{TypeSummary: r}
+			if x, ok := ret[r.Type]; ok {
+				j.Retained, j.Share, j.Distance = &x.Retained, &x.Share, &x.Distance
+			}
+			out = append(out, j)
+		}
 		return WriteJSON(w, struct {
-			Snapshot  Source                `json:"snapshot"`
-			Selected  *Selection            `json:"selected,omitempty"`
-			Types     int                   `json:"types"`
-			Truncated bool                  `json:"truncated"`
-			Rows      []analyze.TypeSummary `json:"rows"`
-		}{src, s, total, len(rows) < total, nonNil(rows)})
+			Snapshot  Source     `json:"snapshot"`
+			Selected  *Selection `json:"selected,omitempty"`
+			Types     int        `json:"types"`
+			Truncated bool       `json:"truncated"`
+			Rows      []rowJSON  `json:"rows"`
+		}{src, s, total, len(rows) < total, out})
 	}
 	if err := header(w, f, src); err != nil {
 		return err
@@ -94,8 +110,23 @@ func SummaryOf(w io.Writer, f Format, src Source, sel Selection, rows []analyze.
 		}
 	}
 	t := Table{Columns: []Column{{"count", true}, {"shallow bytes", true}, {"type", false}}}
+	if ret != nil {
+		t.Columns = []Column{{"count", true}, {"shallow bytes", true}, {"retained", true}, {"% heap", true}, {"distance", true}, {"type", false}}
+	}
 	for _, r := range rows {
-		t.Add(Count(r.Count), Bytes(r.Bytes), r.Type)
+		if ret == nil {
+			t.Add(Count(r.Count), Bytes(r.Bytes), r.Type)
+			continue
+		}
+		x, ok := ret[r.Type]
+		if !ok {
+			x.Distance = -1
+		}
+		dist := "-"
+		if x.Distance >= 0 {
+			dist = Count(x.Distance)
+		}
+		t.Add(Count(r.Count), Bytes(r.Bytes), Bytes(x.Retained), fmt.Sprintf("%.1f%%", 100*x.Share), dist, r.Type)
 	}
 	if err := t.Write(w, f); err != nil {
 		return err
