@@ -92,6 +92,25 @@ func pathSteps(p analyze.Path) []string {
 	return formatSteps(rootText(p.RootKind, p.RootName), edges, types, nil)
 }
 
+// PathTextMax is [PathText] with at most max steps: a longer path
+// (after its runs are folded) keeps its first and last max/2 steps and
+// says how many it leaves out between them ("… 576,504 steps …"), so
+// that a path down a chain of a million objects stays a line.
+func PathTextMax(p analyze.Path, max int) string {
+	steps := pathSteps(p)
+	if len(steps) <= max {
+		return strings.Join(steps, pathSep)
+	}
+	head, tail := steps[:max/2], steps[len(steps)-max/2:]
+	gap := fmt.Sprintf("… %s steps …", Count(len(steps)-len(head)-len(tail)))
+	return strings.Join(head, pathSep) + pathSep + gap + pathSep + strings.Join(tail, pathSep)
+}
+
+// FoldSteps returns the steps of a path as [PathText] shows them: each
+// run of equal steps, and each run down a rope, made one step (the
+// first object of the run), and how many steps each stands for.
+func FoldSteps(steps []analyze.Step) ([]analyze.Step, []int) { return foldRuns(steps) }
+
 // foldRuns returns steps with each run of equal steps, and each run of
 // rope steps (its edge analyze.RopeEdge), made one step (the first
 // object of the run), and how many steps each stands for.

@@ -69,7 +69,10 @@ func objectOf(g *heap.Graph, t *analyze.DomTree, id heap.ObjectID) objectJSON {
 }
 
 // pathJSON is a retainer path: its text as the command line prints it,
-// and its steps with their objects, for links.
+// and its steps with their objects, for links. Runs of equal steps are
+// one step (Steps says how many it stands for), and a path longer than
+// maxPathSteps keeps its first and last maxPathSteps/2 steps, with one
+// step between them that says how many it leaves out (Gap).
 type pathJSON struct {
 	Text     string     `json:"text"`
 	RootKind string     `json:"root_kind"`
@@ -78,20 +81,39 @@ type pathJSON struct {
 }
 
 type stepJSON struct {
-	ID   string `json:"id"`
-	Addr string `json:"addr"`
-	Type string `json:"type"`
-	Name string `json:"name,omitempty"`
-	Edge string `json:"edge,omitempty"`
-	Kind string `json:"kind,omitempty"`
+	ID    string `json:"id,omitempty"`
+	Addr  string `json:"addr,omitempty"`
+	Type  string `json:"type,omitempty"`
+	Name  string `json:"name,omitempty"`
+	Edge  string `json:"edge,omitempty"`
+	Kind  string `json:"kind,omitempty"`
+	Steps int    `json:"steps,omitempty"` // the steps of a run this one stands for
+	Gap   int    `json:"gap,omitempty"`   // steps left out here
 }
 
+// maxPathSteps bounds the steps of a path sent to the page.
+const maxPathSteps = 200
+
 func pathOf(g *heap.Graph, p analyze.Path) pathJSON {
-	out := pathJSON{Text: report.PathText(p), RootKind: p.RootKind.String(), RootName: p.RootName, Steps: []stepJSON{}}
-	for i, s := range p.Steps {
+	out := pathJSON{Text: report.PathTextMax(p, maxPathSteps), RootKind: p.RootKind.String(), RootName: p.RootName, Steps: []stepJSON{}}
+	steps, runs := report.FoldSteps(p.Steps)
+	for i, s := range steps {
+		if len(steps) > maxPathSteps && i == maxPathSteps/2 {
+			gap := 0
+			for _, r := range runs[i : len(steps)-maxPathSteps/2] {
+				gap += r
+			}
+			out.Steps = append(out.Steps, stepJSON{Gap: gap})
+		}
+		if len(steps) > maxPathSteps && i >= maxPathSteps/2 && i < len(steps)-maxPathSteps/2 {
+			continue
+		}
 		st := stepJSON{ID: idText(s.Object), Addr: analyze.IDText(g, s.Object), Type: s.Type, Name: s.Name, Edge: s.Edge}
 		if i > 0 {
 			st.Kind = s.Kind.String()
+		}
+		if runs[i] > 1 {
+			st.Steps = runs[i]
 		}
 		out.Steps = append(out.Steps, st)
 	}
@@ -114,7 +136,7 @@ func (s *server) analysis(r *http.Request) (int, *Snapshot, *Analysis, error) {
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	an, err := snap.analysis()
+	an, err := snap.analysisCtx(r.Context())
 	return i, snap, an, err
 }
 
@@ -169,6 +191,17 @@ func (s *server) snapshots(r *http.Request) (any, error) {
 	return out, nil
 }
 
+// summaryRow is a row of the summary: with retained=1, also what the
+// type's objects retain, their share of the heap and the distance of
+// the nearest from the roots (absent for a census, which has no
+// references).
+type summaryRow struct {
+	analyze.TypeSummary
+	Retained *uint64  `json:"retained_bytes,omitempty"`
+	Share    *float64 `json:"share,omitempty"`
+	Distance *int     `json:"distance,omitempty"`
+}
+
 // summary is a page of the objects and shallow bytes per type.
 func (s *server) summary(r *http.Request) (any, error) {
 	i, snap, err := s.snapshot(r)
@@ -179,12 +212,54 @@ func (s *server) summary(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, _ := s.cached(fmt.Sprintf("summary/%d", i), func() (any, error) { return analyze.Summary(snap.Graph), nil })
-	return cut(v.([]analyze.TypeSummary), p, func(t analyze.TypeSummary) string { return t.Type },
-		map[string]column[analyze.TypeSummary]{
-			"type":          func(a, b analyze.TypeSummary) int { return cmp.Compare(a.Type, b.Type) },
-			"count":         num(func(t analyze.TypeSummary) int { return t.Count }),
-			"shallow_bytes": num(func(t analyze.TypeSummary) uint64 { return t.Bytes }),
+	var an *Analysis
+	withRetained := r.URL.Query().Get("retained") != "" && snap.Graph.Meta().Attrs["census"] != "true"
+	if withRetained {
+		if an, err = snap.analysisCtx(r.Context()); err != nil {
+			return nil, err
+		}
+	}
+	key := fmt.Sprintf("summary/%d/%v", i, withRetained)
+	v, err := s.cached(r, key, func(func() bool) (any, error) {
+		rows := analyze.Summary(snap.Graph)
+		out := make([]summaryRow, len(rows))
+		ret := map[string]analyze.NameRetention{}
+		if an != nil {
+			for _, x := range analyze.RetainedByName(an.Tree, an.Paths, nil) {
+				ret[x.Type] = x
+			}
+		}
+		for k, row := range rows {
+			out[k].TypeSummary = row
+			if x, ok := ret[row.Type]; ok {
+				out[k].Retained, out[k].Share, out[k].Distance = &x.Retained, &x.Share, &x.Distance
+			}
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	value := func(p *uint64) uint64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	dist := func(p *int) int {
+		if p == nil || *p < 0 {
+			return int(^uint(0) >> 1)
+		}
+		return *p
+	}
+	return cut(v.([]summaryRow), p, func(t summaryRow) string { return t.Type },
+		map[string]column[summaryRow]{
+			"type":           func(a, b summaryRow) int { return cmp.Compare(a.Type, b.Type) },
+			"count":          num(func(t summaryRow) int { return t.Count }),
+			"shallow_bytes":  num(func(t summaryRow) uint64 { return t.Bytes }),
+			"retained_bytes": num(func(t summaryRow) uint64 { return value(t.Retained) }),
+			"share":          num(func(t summaryRow) uint64 { return value(t.Retained) }),
+			"distance":       num(func(t summaryRow) int { return dist(t.Distance) }),
 		})
 }
 
@@ -202,14 +277,20 @@ func (s *server) snapshotParam(r *http.Request, name string, def int) (int, erro
 	return i, nil
 }
 
+// diffPair returns the snapshots a request compares: a and b, by default
+// the first and the last.
+func (s *server) diffPair(r *http.Request) (a, b int, err error) {
+	if a, err = s.snapshotParam(r, "a", 0); err != nil {
+		return 0, 0, err
+	}
+	b, err = s.snapshotParam(r, "b", len(s.snaps)-1)
+	return a, b, err
+}
+
 // diff is a page of the change per type between the snapshots a and b
 // (by default the first and the last).
 func (s *server) diff(r *http.Request) (any, error) {
-	a, err := s.snapshotParam(r, "a", 0)
-	if err != nil {
-		return nil, err
-	}
-	b, err := s.snapshotParam(r, "b", len(s.snaps)-1)
+	a, b, err := s.diffPair(r)
 	if err != nil {
 		return nil, err
 	}
@@ -221,9 +302,12 @@ func (s *server) diff(r *http.Request) (any, error) {
 	// As the diff command: V8 node ids are stable within one process, so
 	// the diff tells which objects are new too.
 	identity := before.Meta().Runtime == "v8" && after.Meta().Runtime == "v8"
-	v, _ := s.cached(fmt.Sprintf("diff/%d/%d", a, b), func() (any, error) {
+	v, err := s.cached(r, fmt.Sprintf("diff/%d/%d", a, b), func(func() bool) (any, error) {
 		return analyze.Diff(before, after, analyze.DiffOptions{Identity: identity}), nil
 	})
+	if err != nil {
+		return nil, err
+	}
 	rows, err := cut(v.([]analyze.TypeDelta), p, func(t analyze.TypeDelta) string { return report.DeltaLabel(t) },
 		map[string]column[analyze.TypeDelta]{
 			"type":         func(a, b analyze.TypeDelta) int { return cmp.Compare(a.Type, b.Type) },
@@ -244,6 +328,94 @@ func (s *server) diff(r *http.Request) (any, error) {
 		Identity bool `json:"identity"`
 		paged[analyze.TypeDelta]
 	}{a, b, identity, rows}, nil
+}
+
+// diffObjects is a page of the objects of one row of the diff of a and
+// b that are new in b (which=new) or were deleted from a
+// (which=deleted), by retained size in their snapshot when it has been
+// analysed (else in ID order), each with the snapshot it is in.
+func (s *server) diffObjects(r *http.Request) (any, error) {
+	a, b, err := s.diffPair(r)
+	if err != nil {
+		return nil, err
+	}
+	q := r.URL.Query()
+	which := q.Get("which")
+	if which != "new" && which != "deleted" {
+		return nil, badRequest("which: want new or deleted, got %q", which)
+	}
+	before, after := s.snaps[a].Graph, s.snaps[b].Graph
+	if before.Meta().Runtime != "v8" || after.Meta().Runtime != "v8" {
+		return nil, badRequest("objects are matched across snapshots by V8's ids only: these snapshots cannot tell new objects from old")
+	}
+	p, err := parsePage(r)
+	if err != nil {
+		return nil, err
+	}
+	row := analyze.TypeDelta{Type: q.Get("type"), Classes: q.Get("classes")}
+	if row.Types, err = strconv.Atoi(cmp.Or(q.Get("types"), "0")); err != nil {
+		return nil, badRequest("types: want a number, got %q", q.Get("types"))
+	}
+	in := b
+	if which == "deleted" {
+		in = a
+	}
+	snap := s.snaps[in]
+	var t *analyze.DomTree
+	if snap.Graph.Meta().Attrs["census"] != "true" {
+		an, err := snap.analysisCtx(r.Context())
+		if err != nil {
+			return nil, err
+		}
+		t = an.Tree
+	}
+	v, err := s.cached(r, fmt.Sprintf("diffobjects/%d/%d/%s/%q/%q/%d", a, b, which, row.Type, row.Classes, row.Types), func(func() bool) (any, error) {
+		objs := analyze.DiffObjects(before, after, row, which == "deleted")
+		if t != nil {
+			objs = analyze.ByRetained(t, objs)
+		}
+		return objs, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	page, err := cut(v.([]heap.ObjectID), p, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]objectJSON, 0, len(page.Rows))
+	for _, x := range page.Rows {
+		rows = append(rows, objectOf(snap.Graph, t, x))
+	}
+	return struct {
+		Snapshot int          `json:"snapshot"` // the one the objects are in
+		Total    int          `json:"total"`
+		Rows     []objectJSON `json:"rows"`
+	}{in, page.Total, rows}, nil
+}
+
+// picked is what a request's selector picks, in the snapshot it names.
+type picked struct {
+	i         int // the snapshot
+	g         *heap.Graph
+	an        *Analysis
+	text, key string // see selection
+	objs      []heap.ObjectID
+}
+
+// pick returns the snapshot of a request, its analysis, the objects its
+// selector picks (see selection) and the page it asks for.
+func (s *server) pick(r *http.Request) (picked, pageQuery, error) {
+	p, err := parsePage(r)
+	if err != nil {
+		return picked{}, p, err
+	}
+	i, snap, an, err := s.analysis(r)
+	if err != nil {
+		return picked{}, p, err
+	}
+	text, key, objs, err := selection(r, snap.Graph)
+	return picked{i, snap.Graph, an, text, key, objs}, p, err
 }
 
 // selection reads the selector of a request: sel (a selector as the
@@ -310,38 +482,35 @@ type groupJSON struct {
 
 // why is a page of the merged shortest paths to the selected objects.
 func (s *server) why(r *http.Request) (any, error) {
-	i, snap, an, err := s.analysis(r)
+	pk, p, err := s.pick(r)
 	if err != nil {
 		return nil, err
 	}
-	g := snap.Graph
-	p, err := parsePage(r)
-	if err != nil {
-		return nil, err
-	}
-	sel, key, objs, err := selection(r, g)
-	if err != nil {
-		return nil, err
-	}
+	i, g, an, sel, key, objs := pk.i, pk.g, pk.an, pk.text, pk.key, pk.objs
+	// What is kept is the rows as the page gets them, sample paths
+	// folded and bounded, not the groups' whole paths.
 	type merged struct {
-		groups    []analyze.PathGroup
+		rows      []groupJSON
 		unreached int
 	}
-	v, _ := s.cached(fmt.Sprintf("why/%d/%s", i, key), func() (any, error) {
+	v, err := s.cached(r, fmt.Sprintf("why/%d/%s", i, key), func(func() bool) (any, error) {
 		groups, unreached := analyze.MergePaths(an.Paths, an.Tree, objs)
-		return merged{groups, unreached}, nil
-	})
-	m := v.(merged)
-	page, err := cut(m.groups, p, report.SignatureText, map[string]column[analyze.PathGroup]{
-		"count":          num(func(x analyze.PathGroup) int { return x.Count }),
-		"retained_bytes": num(func(x analyze.PathGroup) uint64 { return x.Retained }),
+		m := merged{unreached: unreached, rows: make([]groupJSON, 0, len(groups))}
+		for _, grp := range groups {
+			m.rows = append(m.rows, groupJSON{grp.Count, grp.Retained, report.SignatureText(grp), pathOf(g, grp.Sample)})
+		}
+		return m, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	rows := []groupJSON{}
-	for _, grp := range page.Rows {
-		rows = append(rows, groupJSON{grp.Count, grp.Retained, report.SignatureText(grp), pathOf(g, grp.Sample)})
+	m := v.(merged)
+	page, err := cut(m.rows, p, func(x groupJSON) string { return x.Path }, map[string]column[groupJSON]{
+		"count":          num(func(x groupJSON) int { return x.Count }),
+		"retained_bytes": num(func(x groupJSON) uint64 { return x.Retained }),
+	})
+	if err != nil {
+		return nil, err
 	}
 	return struct {
 		Selector  string      `json:"selector"`
@@ -349,5 +518,5 @@ func (s *server) why(r *http.Request) (any, error) {
 		Unreached int         `json:"unreached"`
 		Total     int         `json:"total"`
 		Rows      []groupJSON `json:"rows"`
-	}{sel, len(objs), m.unreached, page.Total, rows}, nil
+	}{sel, len(objs), m.unreached, page.Total, page.Rows}, nil
 }

@@ -61,9 +61,12 @@ func (s *server) leaks(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, _ := s.cached(fmt.Sprintf("leaks/%v", idx), func() (any, error) {
+	v, err := s.cached(r, fmt.Sprintf("leaks/%v", idx), func(func() bool) (any, error) {
 		return analyze.Leaks(gs[0], gs[1], gs[2], s.opt.Leaks), nil
 	})
+	if err != nil {
+		return nil, err
+	}
 	rep := v.(analyze.LeakReport)
 	page, err := cut(rep.Findings, p, func(f analyze.LeakFinding) string {
 		return report.LeakLabel(f) + " " + report.SignatureText(f.PathGroup)
@@ -111,13 +114,16 @@ func (s *server) trend(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, _ := s.cached("trend", func() (any, error) {
+	v, err := s.cached(r, "trend", func(func() bool) (any, error) {
 		var gs []*heap.Graph
 		for _, snap := range s.snaps {
 			gs = append(gs, snap.Graph)
 		}
 		return analyze.TrendAll(gs), nil
 	})
+	if err != nil {
+		return nil, err
+	}
 	rep := v.(analyze.TrendReport)
 	page, err := cut(rep.Types, p, func(t analyze.TypeTrend) string { return t.Type },
 		map[string]column[analyze.TypeTrend]{

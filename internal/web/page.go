@@ -54,12 +54,13 @@ type paged[T any] struct {
 	Rows  []T `json:"rows"`
 }
 
-// cut returns the rows whose name contains p.q, ordered by p.sort (ties
+// cut returns the rows whose name contains p.q (all rows when name is
+// nil), ordered by p.sort (ties
 // keep the analysis's order, so pages are deterministic), offset and
 // limit applied. rows is not changed.
 func cut[T any](rows []T, p pageQuery, name func(T) string, cols map[string]column[T]) (paged[T], error) {
 	kept := rows
-	if p.q != "" {
+	if p.q != "" && name != nil {
 		kept = nil
 		for _, r := range rows {
 			if strings.Contains(strings.ToLower(name(r)), p.q) {

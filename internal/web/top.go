@@ -63,7 +63,7 @@ func (s *server) top(r *http.Request) (any, error) {
 		UnreachB    uint64         `json:"unreachable_bytes"`
 		UnreachT    []typeStatJSON `json:"unreachable_types"`
 	}
-	v, _ := s.cached(fmt.Sprintf("top/%d", i), func() (any, error) {
+	return s.cached(r, fmt.Sprintf("top/%d", i), func(func() bool) (any, error) {
 		out := topJSON{Reachable: t.Retained(analyze.SuperRoot), Objects: []topObject{}, Native: []nativeJSON{},
 			Share: analyze.DefaultSuspectShare}
 		out.Suspects = report.SuspectsJSON(t, report.SuspectRows(t, an.Paths, out.Share))
@@ -89,7 +89,6 @@ func (s *server) top(r *http.Request) (any, error) {
 		out.UnreachT = typeStatsJSON(u.ByType[:min(len(u.ByType), topRows)])
 		return out, nil
 	})
-	return v, nil
 }
 
 // types is the retained size per type, paged.
@@ -102,9 +101,12 @@ func (s *server) types(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, _ := s.cached(fmt.Sprintf("types/%d", i), func() (any, error) {
+	v, err := s.cached(r, fmt.Sprintf("types/%d", i), func(func() bool) (any, error) {
 		return typeStatsJSON(analyze.RetainedByType(an.Tree)), nil
 	})
+	if err != nil {
+		return nil, err
+	}
 	return cut(v.([]typeStatJSON), p, func(t typeStatJSON) string { return report.TypeLabel(t.Type, t.Classes) },
 		map[string]column[typeStatJSON]{
 			"type":           func(a, b typeStatJSON) int { return cmp.Compare(a.Type, b.Type) },

@@ -67,7 +67,10 @@ func (s *server) children(r *http.Request) (any, error) {
 	}
 	var kids []heap.ObjectID
 	if t.NumChildren(id) >= bigChildren {
-		v, _ := s.cached(fmt.Sprintf("children/%d/%d", i, id), func() (any, error) { return t.Children(id), nil })
+		v, err := s.cached(r, fmt.Sprintf("children/%d/%d", i, id), func(func() bool) (any, error) { return t.Children(id), nil })
+		if err != nil {
+			return nil, err
+		}
 		kids = v.([]heap.ObjectID)
 	} else {
 		kids = t.Children(id)

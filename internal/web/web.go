@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -11,6 +13,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -29,9 +32,11 @@ type Snapshot struct {
 	// references).
 	Analyze func() (*Analysis, error)
 
-	once sync.Once
-	an   *Analysis
-	err  error
+	once  sync.Once
+	start sync.Once
+	ready chan struct{} // closed when once has run
+	an    *Analysis
+	err   error
 }
 
 // Analysis is what [Snapshot.Analyze] computes.
@@ -54,6 +59,25 @@ func (s *Snapshot) analysis() (*Analysis, error) {
 	return s.an, s.err
 }
 
+// analysisCtx is analysis for a request: it gives up waiting when ctx
+// ends (the client went), while the analysis goes on for the next
+// request.
+func (s *Snapshot) analysisCtx(ctx context.Context) (*Analysis, error) {
+	s.start.Do(func() {
+		s.ready = make(chan struct{})
+		go func() {
+			defer close(s.ready)
+			s.analysis()
+		}()
+	})
+	select {
+	case <-s.ready:
+		return s.an, s.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // Options adjusts [Handler].
 type Options struct {
 	// Leaks is what the leaks view applies (noise rules, scaling).
@@ -66,9 +90,32 @@ type Options struct {
 	// the token query parameter (the address heapscope web prints) or in
 	// the cookie the server sets when it sees that parameter. The port is
 	// open to every user of the machine; the token keeps the snapshots to
-	// whoever was given the address. See [NewToken].
+	// whoever was given the address. See [NewToken]. The JSON endpoints
+	// want more than the cookie, which the browser also sends with
+	// requests that pages of other servers on this machine make (they
+	// are the same site): the token in the X-Heapscope-Token header,
+	// which heapscope's own page sets, or as the query parameter.
 	Token string
+	// CacheBytes bounds the memory the results kept for later requests
+	// hold, estimated (0: 256 MiB).
+	CacheBytes int64
+	// Workers bounds the analyses that run at once for requests (0: one
+	// per CPU); the others wait, and give up when their client goes.
+	Workers int
+	// MaxResponse bounds the bytes of one answer (0: 16 MiB); a larger
+	// one is refused with an error that says to ask for less.
+	MaxResponse int
 }
+
+// TokenHeader is the request header that carries the token from
+// heapscope's own page (see [Options].Token).
+const TokenHeader = "X-Heapscope-Token"
+
+// Defaults of [Options].
+const (
+	defaultCacheBytes  = 256 << 20
+	defaultMaxResponse = 16 << 20
+)
 
 // NewToken returns a fresh secret for [Options.Token]: 128 random bits
 // in hexadecimal.
@@ -87,27 +134,14 @@ type server struct {
 	opt   Options
 	page  *template.Template
 
-	mu      sync.Mutex
-	results map[string]*result // by kind and arguments
+	results *cache // by kind and arguments
 }
 
-type result struct {
-	once sync.Once
-	v    any
-	err  error
-}
-
-// cached returns the value fn computes for key, computing it once.
-func (s *server) cached(key string, fn func() (any, error)) (any, error) {
-	s.mu.Lock()
-	r, ok := s.results[key]
-	if !ok {
-		r = &result{}
-		s.results[key] = r
-	}
-	s.mu.Unlock()
-	r.once.Do(func() { r.v, r.err = fn() })
-	return r.v, r.err
+// cached returns the value fn computes for key, for request r: kept from
+// before, or computed now (see [cache.get]); fn may give up when stop
+// says that every client waiting for it has gone.
+func (s *server) cached(r *http.Request, key string, fn func(stop func() bool) (any, error)) (any, error) {
+	return s.results.get(r.Context(), key, fn)
 }
 
 // ContentSecurityPolicy is the policy every response carries: the page
@@ -120,11 +154,20 @@ const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // Handler returns the web UI for snaps: the page at /, its files under
 // /static/, and the JSON endpoints under /api/ (see the package doc).
 func Handler(snaps []*Snapshot, opt Options) http.Handler {
+	if opt.CacheBytes <= 0 {
+		opt.CacheBytes = defaultCacheBytes
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opt.MaxResponse <= 0 {
+		opt.MaxResponse = defaultMaxResponse
+	}
 	s := &server{
 		snaps:   snaps,
 		opt:     opt,
 		page:    template.Must(template.ParseFS(static.FS(), "templates/index.html")),
-		results: map[string]*result{},
+		results: newCache(opt.CacheBytes, opt.Workers),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.indexPage)
@@ -132,10 +175,14 @@ func Handler(snaps []*Snapshot, opt Options) http.Handler {
 	mux.HandleFunc("GET /api/snapshots", s.api(s.snapshots))
 	mux.HandleFunc("GET /api/snapshots/{s}/summary", s.api(s.summary))
 	mux.HandleFunc("GET /api/diff", s.api(s.diff))
+	mux.HandleFunc("GET /api/diff/objects", s.api(s.diffObjects))
 	mux.HandleFunc("GET /api/snapshots/{s}/object/{id}", s.api(s.object))
 	mux.HandleFunc("GET /api/snapshots/{s}/children/{id}", s.api(s.children))
 	mux.HandleFunc("GET /api/snapshots/{s}/treemap/{id}", s.api(s.treemap))
 	mux.HandleFunc("GET /api/snapshots/{s}/why", s.api(s.why))
+	mux.HandleFunc("GET /api/snapshots/{s}/retainers", s.api(s.neighbors(false)))
+	mux.HandleFunc("GET /api/snapshots/{s}/refs", s.api(s.neighbors(true)))
+	mux.HandleFunc("GET /api/snapshots/{s}/objects", s.api(s.objects))
 	mux.HandleFunc("GET /api/snapshots/{s}/top", s.api(s.top))
 	mux.HandleFunc("GET /api/snapshots/{s}/types", s.api(s.types))
 	mux.HandleFunc("GET /api/leaks", s.api(s.leaks))
@@ -154,6 +201,12 @@ func (s *server) guard(next http.Handler) http.Handler {
 		if !s.admit(w, r) {
 			http.Error(w, "heapscope web wants its token: open the address it printed, with ?token=", http.StatusForbidden)
 			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			if why := s.fromPage(r); why != "" {
+				http.Error(w, "heapscope web answers its own page only: "+why, http.StatusForbidden)
+				return
+			}
 		}
 		h := w.Header()
 		h.Set("Content-Security-Policy", ContentSecurityPolicy)
@@ -196,6 +249,35 @@ func (s *server) admit(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// fromPage returns why an API request does not come from heapscope's
+// own page, or "" when it may. A page served elsewhere on this machine
+// (another port of 127.0.0.1 is the same site to the browser, which
+// sends it the token cookie) is told apart three ways: the browser says
+// where a request comes from (Sec-Fetch-Site: same-origin, or none for
+// an address typed in), its Origin header names another server, and it
+// cannot set the token header without the server's consent (a
+// preflight this server never gives) nor know the token to put in the
+// address.
+func (s *server) fromPage(r *http.Request) string {
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "", "same-origin", "none":
+	default:
+		return fmt.Sprintf("this request comes from another site (Sec-Fetch-Site: %s)", site)
+	}
+	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host && o != "https://"+r.Host {
+		return fmt.Sprintf("this request comes from %q", o)
+	}
+	if s.opt.Token == "" {
+		return ""
+	}
+	want := []byte(s.opt.Token)
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get(TokenHeader)), want) == 1 ||
+		subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("token")), want) == 1 {
+		return ""
+	}
+	return "the token is missing (the " + TokenHeader + " header, or ?token=)"
+}
+
 // LoopbackHost reports whether host (a Host header or a listen address,
 // with or without a port) names the loopback interface: localhost, an
 // address in 127.0.0.0/8, or ::1. It resolves no name.
@@ -214,7 +296,10 @@ func LoopbackHost(host string) bool {
 func (s *server) indexPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	if err := s.page.Execute(w, nil); err != nil {
+	// The page hands the token back in a header (see fromPage); only a
+	// request that already carries it gets this far, and only a page of
+	// this server can read the answer.
+	if err := s.page.Execute(w, s.opt.Token); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	}
 }
@@ -252,26 +337,64 @@ func notFound(format string, args ...any) error {
 }
 
 // api adapts an endpoint that returns a value to an http.HandlerFunc
-// that writes it as JSON, or the error as {"error": "..."}.
+// that writes it as JSON, or the error as {"error": "..."}. An answer
+// over Options.MaxResponse bytes is refused with an error, and nothing
+// is written to a client that has gone.
 func (s *server) api(fn func(r *http.Request) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		v, err := fn(r)
+		if r.Context().Err() != nil {
+			return // the client went: no one reads the answer
+		}
+		code := http.StatusOK
+		var body []byte
+		if err == nil {
+			if body, err = encodeJSON(v, s.opt.MaxResponse); err != nil {
+				err = &httpError{http.StatusInternalServerError, fmt.Sprintf("the answer is over %d MiB: ask for less (a smaller page, a narrower selector)", s.opt.MaxResponse>>20)}
+			}
+		}
 		if err != nil {
-			code := http.StatusUnprocessableEntity
+			code = http.StatusUnprocessableEntity
 			var he *httpError
 			if errors.As(err, &he) {
 				code = he.code
 			}
-			w.WriteHeader(code)
-			v = struct {
+			body, _ = encodeJSON(struct {
 				Error string `json:"error"`
-			}{err.Error()}
+			}{shorten(err.Error())}, s.opt.MaxResponse)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", " ")
-		enc.SetEscapeHTML(false)
-		enc.Encode(v)
+		w.WriteHeader(code)
+		w.Write(body)
 	}
+}
+
+// encodeJSON encodes v as the endpoints do, failing once the encoding
+// passes max bytes.
+func encodeJSON(v any, max int) ([]byte, error) {
+	lw := &limitedBuffer{max: max}
+	enc := json.NewEncoder(lw)
+	enc.SetIndent("", " ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return lw.buf.Bytes(), nil
+}
+
+// errTooLarge is what a limitedBuffer says when it is full.
+var errTooLarge = errors.New("answer too large")
+
+// limitedBuffer is a buffer that refuses to grow past max bytes.
+type limitedBuffer struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.buf.Len()+len(p) > b.max {
+		return 0, errTooLarge
+	}
+	return b.buf.Write(p)
 }

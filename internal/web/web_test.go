@@ -78,6 +78,8 @@ func TestEndpoints(t *testing.T) {
 		{"summary-bad-sort", "/api/snapshots/2/summary?sort=nope"},
 		{"summary-bad-limit", "/api/snapshots/2/summary?limit=100000"},
 		{"summary-no-snapshot", "/api/snapshots/7/summary"},
+		{"summary-retained", "/api/snapshots/2/summary?retained=1&sort=retained_bytes&desc=1&limit=4"},
+		{"diff-objects-python", "/api/diff/objects?a=0&b=2&type=svc.Session&which=new"},
 		{"diff", "/api/diff?a=0&b=2"},
 		{"diff-sorted", "/api/diff?a=0&b=2&sort=type"},
 		{"object-root", "/api/snapshots/2/object/root"},
@@ -93,6 +95,15 @@ func TestEndpoints(t *testing.T) {
 		{"why-addr", "/api/snapshots/2/why?addr=0x4400"},
 		{"why-value", "/api/snapshots/2/why?value=region"},
 		{"why-nothing", "/api/snapshots/2/why"},
+		{"why-sel-id", "/api/snapshots/2/why?sel=@17408"},
+		{"why-sel-nearest", "/api/snapshots/2/why?sel=svc.Sesion"},
+		{"retainers", "/api/snapshots/2/retainers?sel=0x3400"},
+		{"retainers-path", "/api/snapshots/2/retainers?sel=0x3400&path=0"},
+		{"retainers-depth", "/api/snapshots/2/retainers?type=svc.Session&depth=3"},
+		{"retainers-bad-path", "/api/snapshots/2/retainers?sel=0x3400&path=7.1"},
+		{"refs", "/api/snapshots/2/refs?sel=0x1200&limit=2&offset=1"},
+		{"objects", "/api/snapshots/2/objects?type=svc.Session&limit=3"},
+		{"objects-sorted", "/api/snapshots/2/objects?type=str&sort=distance"},
 		{"top", "/api/snapshots/2/top"},
 		{"types", "/api/snapshots/2/types?limit=4"},
 		{"leaks", "/api/leaks"},
@@ -224,11 +235,15 @@ func TestToken(t *testing.T) {
 	}
 	srv := httptest.NewServer(Handler([]*Snapshot{snapshot(t, "first")}, Options{Token: token}))
 	defer srv.Close()
+	header := http.Header{}
 	get := func(path string, cookies ...*http.Cookie) (*http.Response, string) {
 		t.Helper()
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)
 		for _, c := range cookies {
 			req.AddCookie(c)
+		}
+		for k, v := range header {
+			req.Header[k] = v
 		}
 		res, err := srv.Client().Do(req)
 		if err != nil {
@@ -258,9 +273,40 @@ func TestToken(t *testing.T) {
 	if cookie == nil || cookie.Value != token || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Path != "/" {
 		t.Fatalf("GET /?token= set %v, want an HttpOnly, SameSite=Strict cookie heapscope-%s with the token", res.Cookies(), port)
 	}
-	if res, body := get("/api/snapshots", cookie); res.StatusCode != http.StatusOK || !strings.Contains(body, "first.heap") {
-		t.Errorf("GET /api/snapshots with the cookie: %d %.80q", res.StatusCode, body)
+	// The page hands the token back in a header: the cookie alone, which
+	// a page of another server on this machine makes the browser send,
+	// is not enough for the API.
+	if !strings.Contains(body, `<meta name="heapscope-token" content="`+token+`">`) {
+		t.Errorf("the page does not carry its token for its requests:\n%.400s", body)
 	}
+	if res, body := get("/api/snapshots", cookie); res.StatusCode != http.StatusForbidden || strings.Contains(body, "first.heap") {
+		t.Errorf("GET /api/snapshots with the cookie alone: %d %.80q, want 403", res.StatusCode, body)
+	}
+	if res, body := get("/static/app.js", cookie); res.StatusCode != http.StatusOK {
+		t.Errorf("GET /static/app.js with the cookie: %d %.80q", res.StatusCode, body)
+	}
+	header.Set(TokenHeader, token)
+	if res, body := get("/api/snapshots", cookie); res.StatusCode != http.StatusOK || !strings.Contains(body, "first.heap") {
+		t.Errorf("GET /api/snapshots with the cookie and the header: %d %.80q", res.StatusCode, body)
+	}
+	// What the browser says of a request from elsewhere.
+	for k, v := range map[string]string{"Sec-Fetch-Site": "same-site", "Origin": "http://127.0.0.1:1"} {
+		header.Set(k, v)
+		if res, body := get("/api/snapshots", cookie); res.StatusCode != http.StatusForbidden || !strings.Contains(body, "own page only") {
+			t.Errorf("GET /api/snapshots with %s: %s: %d %.80q, want 403", k, v, res.StatusCode, body)
+		}
+		header.Del(k)
+	}
+	header.Set("Sec-Fetch-Site", "same-origin")
+	header.Set("Origin", srv.URL)
+	if res, body := get("/api/snapshots", cookie); res.StatusCode != http.StatusOK {
+		t.Errorf("GET /api/snapshots from the page itself: %d %.80q", res.StatusCode, body)
+	}
+	header = http.Header{}
+	if res, body := get("/api/snapshots?token=" + token); res.StatusCode != http.StatusOK {
+		t.Errorf("GET /api/snapshots?token=: %d %.80q", res.StatusCode, body)
+	}
+	header.Set(TokenHeader, token[:31]+"x")
 	if res, _ := get("/api/snapshots", &http.Cookie{Name: cookie.Name, Value: token[:31] + "x"}); res.StatusCode != http.StatusForbidden {
 		t.Errorf("a wrong cookie: %d, want 403", res.StatusCode)
 	}
@@ -438,5 +484,41 @@ func TestNames(t *testing.T) {
 	get("/api/snapshots/0/object/"+kids.Rows[0].ID, &node)
 	if node.Object.Name != "class app.SessionCache" {
 		t.Errorf("object %s: %+v, want its name", kids.Rows[0].ID, node.Object)
+	}
+}
+
+// TestDiffObjects: the new and deleted objects of a diff row of two V8
+// snapshots, matched by id and type.
+func TestDiffObjects(t *testing.T) {
+	snap := func(src string) *Snapshot {
+		g := heaptest.MustParse(t, src)
+		return &Snapshot{Path: "v8", Graph: g, Analyze: func() (*Analysis, error) {
+			return &Analysis{Tree: analyze.Dominators(g, analyze.DomOptions{}), Paths: analyze.ShortestPaths(g, analyze.PathOptions{})}, nil
+		}}
+	}
+	before := snap("runtime v8\nroot vm r (root)\nr@0x1 (root) 0 -> [1]=m\nm@0x3 Map 40 -> [0]=a [1]=b\na@0x5 Item 10\nb@0x7 Item 10\n")
+	after := snap("runtime v8\nroot vm r (root)\nr@0x1 (root) 0 -> [1]=m\nm@0x3 Map 40 -> [0]=a [1]=c [2]=d\na@0x5 Item 10\nc@0x9 Item 30\nd@0xb Item 20\n")
+	srv := httptest.NewServer(Handler([]*Snapshot{before, after}, Options{}))
+	defer srv.Close()
+	for which, want := range map[string]string{"new": "@9 @11", "deleted": "@7"} {
+		_, _, body := get(t, srv, "/api/diff/objects?a=0&b=1&type=Item&which="+which)
+		var res struct {
+			Snapshot int          `json:"snapshot"`
+			Rows     []objectJSON `json:"rows"`
+		}
+		if err := json.Unmarshal(body, &res); err != nil {
+			t.Fatalf("%s: %v %s", which, err, body)
+		}
+		var got []string
+		for _, o := range res.Rows {
+			got = append(got, o.Addr)
+		}
+		if strings.Join(got, " ") != want || res.Snapshot != map[string]int{"new": 1, "deleted": 0}[which] {
+			t.Errorf("%s Item objects: %v in snapshot %d, want %s", which, got, res.Snapshot, want)
+		}
+	}
+	_, _, body := get(t, srv, "/api/diff?a=0&b=1")
+	if !strings.Contains(string(body), `"deleted": 1`) || !strings.Contains(string(body), `"new": 2`) {
+		t.Errorf("the diff does not count 2 new Items and 1 deleted: %s", body)
 	}
 }

@@ -14,10 +14,17 @@
     history.replaceState(null, '', location.pathname + location.hash);
   }
 
+  // The server answers the page's requests when they carry its token in
+  // a header (the cookie alone would come with other pages' requests
+  // too); it gives the token in the page.
+  const tokenMeta = document.querySelector('meta[name="heapscope-token"]');
+  const headers = { Accept: 'application/json' };
+  if (tokenMeta) headers['X-Heapscope-Token'] = tokenMeta.content;
+
   // api fetches JSON from the server; it throws the server's error text.
   async function api(path, params) {
     const qs = params ? '?' + new URLSearchParams(Object.entries(params).filter(([, v]) => v !== '' && v !== undefined && v !== null)) : '';
-    const res = await fetch(path + qs, { headers: { Accept: 'application/json' } });
+    const res = await fetch(path + qs, { headers });
     const body = await res.json();
     if (!res.ok) throw new Error(body.error || res.statusText);
     return body;
