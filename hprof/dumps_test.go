@@ -153,3 +153,34 @@ func TestSummaryWarningsKept(t *testing.T) {
 		t.Errorf("last warning %q, want the count of those not kept", last)
 	}
 }
+
+// TestMissingCause checks that a warning about roots to objects the dump
+// does not hold names the cause where the dump's JDK leaves objects out
+// on purpose (JDK 6 and 7: the permanent generation), and none where it
+// does not (JDK 9+ without class data sharing's version: damage).
+func TestMissingCause(t *testing.T) {
+	for _, c := range []struct {
+		class, want string
+	}{
+		{"java/util/HashMap$Entry", "permanent generation"},
+		{"java/lang/Module", ""},
+	} {
+		w := newDumpWriter("JAVA PROFILE 1.0.2", 8)
+		writeJavaBase(w)
+		w.class(0x1100, clsObject, c.class, nil, nil)
+		w.root(subRootJNIGlobal, 0x9990) // not in the dump
+		w.instance(0x2000, clsObject, nil)
+		data := w.bytes()
+		g, err := Read(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws := g.Warnings()
+		if len(ws) != 1 || !strings.Contains(ws[0].Msg, "1 roots point to no object") {
+			t.Fatalf("%s: warnings %v", c.class, ws)
+		}
+		if got := strings.Contains(ws[0].Msg, "permanent generation"); got != (c.want != "") {
+			t.Errorf("%s: warning %q, want the cause %q", c.class, ws[0].Msg, c.want)
+		}
+	}
+}

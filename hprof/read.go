@@ -506,6 +506,34 @@ func (rd *reader) pass2() {
 	rd.idx = nil
 }
 
+// missingCause says why a dump of this JDK refers to objects it does not
+// hold, when its JDK leaves some out on purpose: JDK 12+ dumps leave out
+// the objects of the class data sharing archive that no loaded class
+// uses yet (on by default since JDK 12), JDK 6 and 7 dumps the objects of
+// the permanent generation (class metadata, interned strings of JDK 6).
+// Other JDKs dump every object they refer to: "" (damage).
+func (rd *reader) missingCause() string {
+	major := 0
+	if v := rd.jdkVersion; v != "" {
+		if strings.HasPrefix(v, "1.") { // 1.6.0_45, 1.8.0_392
+			v = v[2:]
+		}
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				break
+			}
+			major = major*10 + int(c-'0')
+		}
+	}
+	switch {
+	case major >= 12:
+		return fmt.Sprintf(": JDK %d leaves the objects of its class data sharing archive that no loaded class uses out of dumps (-Xshare:off avoids them)", major)
+	case (major > 0 && major <= 7) || (major == 0 && rd.model.era == era7):
+		return ": JDK 6 and 7 leave the objects of the permanent generation (class metadata, interned strings) out of dumps"
+	}
+	return ""
+}
+
 // finish records warnings that summarize damage and the metadata.
 func (rd *reader) finish() {
 	t := rd.start
@@ -518,12 +546,13 @@ func (rd *reader) finish() {
 			dumps = append(dumps, heap.Dump{Number: i + 1, Objects: d.objects, Time: d.time, Read: i == rd.chosen})
 		}
 	}
+	cause := rd.missingCause()
 	if rd.dangling > 0 {
-		rd.b.WarnSummary(-1, "%d references point to no object in the dump (first: %#x, from object %#x); they were dropped",
-			rd.dangling, rd.firstDangling, rd.danglingFrom)
+		rd.b.WarnSummary(-1, "%d references point to no object in the dump (first: %#x, from object %#x); they were dropped%s",
+			rd.dangling, rd.firstDangling, rd.danglingFrom, cause)
 	}
 	if rd.lostRoots > 0 {
-		rd.b.WarnSummary(-1, "%d roots point to no object in the dump; they were dropped", rd.lostRoots)
+		rd.b.WarnSummary(-1, "%d roots point to no object in the dump; they were dropped%s", rd.lostRoots, cause)
 	}
 	if rd.noClass > 0 {
 		rd.b.WarnSummary(rd.noClassOff, "%d instances of classes without a CLASS_DUMP; their fields were not decoded", rd.noClass)

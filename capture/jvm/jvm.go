@@ -129,7 +129,8 @@ const hprofMagic = "JAVA PROFILE 1.0."
 // Snapshot has jcmd make the JVM pid dump its heap into a temporary
 // file next to path, checks that an HPROF file was written (jcmd exits 0
 // when the JVM could not write it), makes it 0600 and renames it into
-// place. The JVM writes the file itself, as the JVM's user, in its own
+// place; a dump cut short (the JVM's write failed: a full disk) is an
+// error, and the file is removed. The JVM writes the file itself, as the JVM's user, in its own
 // view of the file system. If ctx ends first, it still waits for jcmd:
 // the JVM goes on writing, and the file is removed only when it is done.
 func Snapshot(ctx context.Context, pid int, path string) error {
@@ -174,6 +175,11 @@ func Snapshot(ctx context.Context, pid int, path string) error {
 	}
 	if !IsHPROF(tmp) {
 		return fmt.Errorf("jcmd %d GC.heap_dump wrote no HPROF dump: %s", pid, said)
+	}
+	if err := checkComplete(tmp); err != nil {
+		// The JVM could not write it all (a full disk), and said so
+		// at most in its own output; the cut file is removed.
+		return fmt.Errorf("jcmd %d GC.heap_dump wrote a dump cut short, which was removed: %v%s (jcmd said: %s)", pid, err, freeSpace(filepath.Dir(abs)), said)
 	}
 	if err := os.Chmod(tmp, 0o600); err != nil {
 		return err

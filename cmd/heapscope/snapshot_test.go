@@ -419,3 +419,25 @@ func TestSnapshotJava(t *testing.T) {
 	}
 	assertOnly(t, dir, "app.hprof")
 }
+
+// TestSnapshotJavaFullDisk dumps a JVM onto a file system too small for
+// its dump (a 1 MiB tmpfs): the JVM's write fails part way and jcmd
+// exits 0, but snapshot --java exits 1, says the dump was cut short and
+// the file system full, and leaves no file.
+func TestSnapshotJavaFullDisk(t *testing.T) {
+	jvm := startJava(t, -1)
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small file system here (root and mount permission needed): %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"snapshot", "--java", strconv.Itoa(jvm.Process.Pid), "-o", filepath.Join(dir, "app.hprof")}, &stdout, &stderr)
+	if code := exitCode(err); code != 1 || !strings.Contains(err.Error(), "cut short") || !strings.Contains(err.Error(), "is full") {
+		t.Errorf("snapshot --java onto a full file system: exit %d, %v; want 1, cut short, full", code, err)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", stdout.String())
+	}
+	assertOnly(t, dir)
+}

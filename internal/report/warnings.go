@@ -35,9 +35,17 @@ var threadsNote = "other threads ran while the agent walked the heap"
 // warningKinds are the warnings the readers and the Python agent write,
 // matched by the words of their message that name the kind.
 var warningKinds = []warningKind{
+	// The HPROF reader names the cause where the dump's JDK leaves
+	// objects out on purpose; where it names none, a reference to no
+	// object is damage.
+	{"class data sharing archive", "references to objects the JDK leaves out", map[string]WarningNote{
+		"java": {Expected: true, Meaning: "HotSpot (JDK 12+) leaves the objects of its class data sharing archive that no loaded class uses out of dumps, and the tables that refer to them keep dangling references; -Xshare:off avoids them; the objects your program made are all there"},
+	}},
+	{"permanent generation", "references to objects the JDK leaves out", map[string]WarningNote{
+		"java": {Expected: true, Meaning: "JDK 6 and 7 keep class metadata (and JDK 6 interned strings) in the permanent generation, which their dumps leave out; references and JNI roots into it are dropped; the objects your program made are all there"},
+	}},
 	{"references point to no object", "references to objects not in the snapshot", map[string]WarningNote{
 		"python": {Expected: true, Meaning: "objects freed while the snapshot was taken (" + threadsNote + "); their references were dropped, the rest is sound"},
-		"java":   {Expected: true, Meaning: "HotSpot leaves the objects of its class data sharing archive out of dumps (on by default since JDK 12) and the tables that refer to them keep dangling references; -Xshare:off avoids them; the objects your program made are all there"},
 		"":       {Meaning: "the snapshot refers to objects it does not contain: it may be damaged or cut short"},
 	}},
 	{"share an address", "objects at the same address", map[string]WarningNote{

@@ -13,7 +13,10 @@ func TestExplainWarning(t *testing.T) {
 		expected     bool
 	}{
 		{"python", "838 references point to no object in the snapshot (first: 0x7f); they were dropped", "references to objects not in the snapshot", true},
-		{"java", "674 references point to no object in the dump (first: 0x7ff, from object 0x7ff); they were dropped", "references to objects not in the snapshot", true},
+		{"java", "674 references point to no object in the dump (first: 0x7ff, from object 0x7ff); they were dropped: JDK 17 leaves the objects of its class data sharing archive that no loaded class uses out of dumps (-Xshare:off avoids them)", "references to objects the JDK leaves out", true},
+		{"java", "2 roots point to no object in the dump; they were dropped: JDK 6 and 7 leave the objects of the permanent generation (class metadata, interned strings) out of dumps", "references to objects the JDK leaves out", true},
+		// A JDK that dumps every object it refers to: damage.
+		{"java", "674 references point to no object in the dump (first: 0x7ff, from object 0x7ff); they were dropped", "references to objects not in the snapshot", false},
 		{"v8", "3 references point to no object in the snapshot (first: 0x10); they were dropped", "references to objects not in the snapshot", false},
 		{"python", "2 objects share an address with an earlier object; references go to the first", "objects at the same address", true},
 		{"java", "2 objects share an id with an earlier object; references go to the first", "objects with the same id", false},
