@@ -379,6 +379,7 @@ func (rd *reader) primArray(addr uint64, et byte, n int64, es int, pass int, noD
 	}
 	if pass == 1 {
 		rd.addObj(addr)
+		rd.nedges++ // to its class, when the dump has it
 		if !noData {
 			rd.samples.note(sample{addr: addr, n: uint32(n), es: int8(es)})
 		}
