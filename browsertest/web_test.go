@@ -87,12 +87,15 @@ type runtimeCase struct {
 	runtime string // as the overview names it
 	leaked  string // a planted leaked type
 	planted []string
+	// holders: what the retainers pane of one leaked object shows first,
+	// and what it shows below that once opened.
+	holders [2]string
 }
 
 var cases = []runtimeCase{
-	{"python", "python", "__main__.RequestContext", []string{"module __main__ -> .contexts dict", "module __main__ -> .listeners list"}},
-	{"node", "v8", "RequestContext", []string{"contexts Map", "bus EventEmitter -> _events Object -> tick Array"}},
-	{"java", "java", "Leaky$Session", []string{"sessions java.util.HashMap", "listeners java.util.ArrayList"}},
+	{"python", "python", "__main__.RequestContext", []string{"module __main__ -> .contexts dict", "module __main__ -> .listeners list"}, [2]string{"in dict", ".contexts in dict"}},
+	{"node", "v8", "RequestContext", []string{"contexts Map", "bus EventEmitter -> _events Object -> tick Array"}, [2]string{"in (array) @", "table in Map @"}},
+	{"java", "java", "Leaky$Session", []string{"sessions java.util.HashMap", "listeners java.util.ArrayList"}, [2]string{"value in java.util.HashMap$Node@", "in java.util.HashMap$Node[]@"}},
 }
 
 // capture runs the case's real program, which writes its baseline,
@@ -365,6 +368,11 @@ func TestViews(t *testing.T) {
 			topView(t, b, url, snaps[2])
 			leaksView(t, b, url, c)
 			trendView(t, b, url, c)
+			objectPanes(t, b, url, c)
+			summaryObjects(t, b, url, c)
+			if c.runtime == "v8" {
+				diffObjects(t, b, url, c)
+			}
 			b.clean(t, site(url))
 		})
 	}
@@ -703,5 +711,85 @@ func TestScreenshots(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(*screenshots, "web-"+s.name+".png"), png, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// objectPanes follows a leaked object from why to its retainers and
+// references, as a DevTools user does from a row to its Retainers pane:
+// why draws its paths; the id the page prints, typed into the tree's
+// "go to object" box, opens that object; its retainers pane shows the
+// planted holder, and opening the row shows what holds the holder; the
+// picture of its retainers is drawn; its references are listed; an id
+// that names nothing says so.
+func objectPanes(t *testing.T, b *browser, url string, c runtimeCase) {
+	b.open(t, "why", site(url)+"#/why?s=2&type="+strings.ReplaceAll(c.leaked, "$", "%24"))
+	b.wait(t, "the paths and their picture", `document.querySelector('[data-graph="why"][data-ready]') !== null`)
+	if n := eval[int](t, b, `document.querySelectorAll('[data-graph="why"] svg g.node').length`); n < 3 {
+		t.Errorf("the picture of why's paths has %d objects", n)
+	}
+	if n := eval[int](t, b, `document.querySelectorAll('[data-graph="why"] svg g.node.selected').length`); n < 1 {
+		t.Error("the picture of why's paths marks no selected object")
+	}
+	// The printed id of the sample path's last object.
+	printed := eval[string](t, b, `[...document.querySelectorAll('[data-table="why"] tbody tr:first-child ol.steps li')].pop().textContent`)
+	id := regexp.MustCompile(`(@0x[0-9a-f]+|@\d+)`).FindString(printed)
+	if id == "" {
+		t.Fatalf("the last step %q prints no id", printed)
+	}
+	id = strings.TrimPrefix(id, "@0x")
+	if !strings.HasPrefix(id, "@") {
+		id = "0x" + id
+	}
+	b.open(t, "the tree", site(url)+"#/tree?s=2&id=root")
+	b.wait(t, "the go-to box", `document.querySelector('input[name="object"]') !== null`)
+	b.run(t, "type the id", chromedp.SendKeys(chromedp.CSS(`input[name="object"]`), id+kb.Enter))
+	b.wait(t, "the object "+id, `/[?&]id=\d+/.test(location.hash) && document.getElementById('main').dataset.hash === location.hash && document.querySelector('[data-table="retainers"] tbody tr') !== null`)
+	if crumb := b.text(t, ".crumbs b"); crumb != c.leaked {
+		t.Errorf("go to %s opened a %s, want a %s", id, crumb, c.leaked)
+	}
+	b.wait(t, "its first retainer", fmt.Sprintf(`document.querySelector('[data-table="retainers"] tbody tr[data-depth="0"]').textContent.includes(%q)`, c.holders[0]))
+	b.run(t, "open the first retainer", chromedp.Click(chromedp.CSS(`[data-table="retainers"] tbody tr[data-depth="0"] button.toggle`)))
+	b.wait(t, "what holds the holder", fmt.Sprintf(`[...document.querySelectorAll('[data-table="retainers"] tbody tr[data-depth="1"]')].some(r => r.textContent.includes(%q))`, c.holders[1]))
+	b.wait(t, "the picture of its retainers", `document.querySelector('[data-graph="retainers"][data-ready] svg g.node.selected') !== null && document.querySelectorAll('[data-graph="retainers"] svg g.node').length >= 3`)
+	b.wait(t, "its references", `document.querySelectorAll('[data-table="refs"] tbody tr[data-depth="0"]').length > 0`)
+	// An id that names nothing.
+	b.run(t, "clear the box", chromedp.SetValue(chromedp.CSS(`input[name="object"]`), "@1"))
+	b.run(t, "type a wrong id", chromedp.SendKeys(chromedp.CSS(`input[name="object"]`), "23456789"+kb.Enter))
+	b.wait(t, "it says so", `document.querySelector('form.controls .error').textContent.includes('selects no object')`)
+	// The same id in why's box selects the one object.
+	b.open(t, "why by id", site(url)+"#/why?s=2")
+	b.run(t, "type the id in why", chromedp.SendKeys(chromedp.CSS(`input[name="selector"]`), id+kb.Enter))
+	b.wait(t, "why of the object", fmt.Sprintf(`document.querySelector('p.verdict').textContent.startsWith(%q)`, id+" selects 1 objects"))
+}
+
+// summaryObjects opens the leaked type's row of the summary, which
+// lists its objects, biggest first, as DevTools' Summary does; the row
+// has its retained size.
+func summaryObjects(t *testing.T, b *browser, url string, c runtimeCase) {
+	b.open(t, "the summary", site(url)+"#/summary?q="+strings.ReplaceAll(c.leaked, "$", "%24"))
+	row := fmt.Sprintf(`[...document.querySelectorAll('[data-table="summary"] tbody tr')].find(r => r.querySelector('td:last-child').textContent.trim() === %q)`, "▸"+c.leaked)
+	b.wait(t, "the leaked type's row", row+` !== undefined`)
+	if ret := eval[string](t, b, row+`.children[2].textContent`); !strings.Contains(ret, "B") {
+		t.Errorf("the summary row of %s has no retained size: %q", c.leaked, ret)
+	}
+	b.run(t, "open the row", chromedp.Click(chromedp.CSS(`[data-table="summary"] button.expand`)))
+	b.wait(t, "its objects", `document.querySelector('tr.sub [data-table="objects"][data-total]') !== null`)
+	total := eval[int](t, b, `Number(document.querySelector('tr.sub [data-table="objects"]').dataset.total)`)
+	rows := eval[int](t, b, `document.querySelectorAll('tr.sub [data-table="objects"] tbody tr').length`)
+	if total < 100 || rows != 20 {
+		t.Errorf("the row of %s lists %d objects on its first page, of %d", c.leaked, rows, total)
+	}
+}
+
+// diffObjects lists the new objects of the leaked type's row of a V8
+// diff: every one planted between the first and the last snapshot.
+func diffObjects(t *testing.T, b *browser, url string, c runtimeCase) {
+	b.open(t, "the diff", site(url)+"#/diff?q="+c.leaked)
+	row := fmt.Sprintf(`[...document.querySelectorAll('[data-table="diff"] tbody tr')].find(r => r.querySelector('td:last-child').textContent.trim() === %q)`, c.leaked)
+	b.wait(t, "the leaked type's row", row+` !== undefined`)
+	b.run(t, "list the new objects", chromedp.Click(chromedp.CSS(`[data-table="diff"] tbody button.expand`)))
+	b.wait(t, "the new objects", `document.querySelector('tr.sub [data-table="diff-objects"][data-total]') !== null`)
+	if n := eval[int](t, b, `Number(document.querySelector('tr.sub [data-table="diff-objects"]').dataset.total)`); n != 600 {
+		t.Errorf("the diff lists %d new %s, want the 600 made between the first snapshot and the last", n, c.leaked)
 	}
 }

@@ -310,14 +310,17 @@ func (s *server) diff(r *http.Request) (any, error) {
 	}
 	rows, err := cut(v.([]analyze.TypeDelta), p, func(t analyze.TypeDelta) string { return report.DeltaLabel(t) },
 		map[string]column[analyze.TypeDelta]{
-			"type":         func(a, b analyze.TypeDelta) int { return cmp.Compare(a.Type, b.Type) },
-			"count_before": num(func(t analyze.TypeDelta) int { return t.CountBefore }),
-			"count_after":  num(func(t analyze.TypeDelta) int { return t.CountAfter }),
-			"count_delta":  num(func(t analyze.TypeDelta) int { return t.CountDelta }),
-			"bytes_before": num(func(t analyze.TypeDelta) uint64 { return t.BytesBefore }),
-			"bytes_after":  num(func(t analyze.TypeDelta) uint64 { return t.BytesAfter }),
-			"bytes_delta":  num(func(t analyze.TypeDelta) int64 { return t.BytesDelta }),
-			"new":          num(func(t analyze.TypeDelta) int { return t.New }),
+			"type":          func(a, b analyze.TypeDelta) int { return cmp.Compare(a.Type, b.Type) },
+			"count_before":  num(func(t analyze.TypeDelta) int { return t.CountBefore }),
+			"count_after":   num(func(t analyze.TypeDelta) int { return t.CountAfter }),
+			"count_delta":   num(func(t analyze.TypeDelta) int { return t.CountDelta }),
+			"bytes_before":  num(func(t analyze.TypeDelta) uint64 { return t.BytesBefore }),
+			"bytes_after":   num(func(t analyze.TypeDelta) uint64 { return t.BytesAfter }),
+			"bytes_delta":   num(func(t analyze.TypeDelta) int64 { return t.BytesDelta }),
+			"new":           num(func(t analyze.TypeDelta) int { return t.New }),
+			"deleted":       num(func(t analyze.TypeDelta) int { return t.Deleted }),
+			"new_bytes":     num(func(t analyze.TypeDelta) int64 { return t.NewBytes }),
+			"deleted_bytes": num(func(t analyze.TypeDelta) int64 { return t.DeletedBytes }),
 		})
 	if err != nil {
 		return nil, err

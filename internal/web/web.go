@@ -229,7 +229,8 @@ func tokenCookie(host string) string {
 	return name
 }
 
-// admit reports whether r carries the token (always, when there is none).
+// admit reports whether r carries the token (always, when there is none):
+// in the cookie, the header or the address.
 // A request that brings it as a query parameter gets it back as a cookie,
 // so that the page's own requests carry it without putting it in every
 // address.
@@ -240,6 +241,9 @@ func (s *server) admit(w http.ResponseWriter, r *http.Request) bool {
 	want := []byte(s.opt.Token)
 	name := tokenCookie(r.Host)
 	if c, err := r.Cookie(name); err == nil && subtle.ConstantTimeCompare([]byte(c.Value), want) == 1 {
+		return true
+	}
+	if subtle.ConstantTimeCompare([]byte(r.Header.Get(TokenHeader)), want) == 1 {
 		return true
 	}
 	if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("token")), want) != 1 {

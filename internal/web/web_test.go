@@ -303,6 +303,11 @@ func TestToken(t *testing.T) {
 		t.Errorf("GET /api/snapshots from the page itself: %d %.80q", res.StatusCode, body)
 	}
 	header = http.Header{}
+	header.Set(TokenHeader, token)
+	if res, body := get("/api/snapshots"); res.StatusCode != http.StatusOK {
+		t.Errorf("GET /api/snapshots with the header alone: %d %.80q", res.StatusCode, body)
+	}
+	header = http.Header{}
 	if res, body := get("/api/snapshots?token=" + token); res.StatusCode != http.StatusOK {
 		t.Errorf("GET /api/snapshots?token=: %d %.80q", res.StatusCode, body)
 	}

@@ -52,6 +52,8 @@
     return el('select', { name, onchange: (e) => onchange(Number(e.target.value)) },
       state.snaps.map((s) => el('option', { value: s.index, selected: s.index === value, text: `${s.index + 1}: ${HS.basename(s.path)}` })));
   }
+  // Views open on the latest snapshot, where a leak is biggest.
+  const latest = () => state.snaps.length - 1;
   const snapParam = (p, name, def) => {
     const v = p[name] === undefined ? def : Number(p[name]);
     return Number.isInteger(v) && v >= 0 && v < state.snaps.length ? v : def;
@@ -98,53 +100,122 @@
       el('div', { class: 'cards' }, cards), more.length ? el('p', { class: 'links' }, more) : null];
   }
 
-  // ---- summary ----
+  // subRow opens (or closes) a row of a table below it, holding what
+  // make() builds: the objects of a summary or diff row.
+  function subRow(button, make) {
+    const tr = button.closest('tr');
+    const next = tr.nextElementSibling;
+    if (next && next.classList.contains('sub') && next.dataset.for === button.dataset.for) {
+      next.remove();
+      button.classList.remove('open');
+      return;
+    }
+    if (next && next.classList.contains('sub')) next.remove();
+    tr.parentNode.querySelectorAll('button.open').forEach((b) => b.classList.remove('open'));
+    button.classList.add('open');
+    tr.after(el('tr', { class: 'sub', 'data-for': button.dataset.for }, el('td', { colspan: tr.children.length }, make())));
+  }
+
+  // objectList is a paged table of objects (rows from a server list of
+  // objects): each links to the dominator tree of snapshot s.
+  function objectList(name, s, source) {
+    return new Table({
+      name, limit: 20, source,
+      columns: [
+        { key: 'id', label: 'object', cell: (o) => objectLink(s, o) },
+        { key: 'retained_bytes', label: 'retained', num: true, cell: (o) => bytes(o.retained_bytes) },
+        { key: 'shallow_bytes', label: 'shallow', num: true, cell: (o) => bytes(o.shallow_bytes) },
+        { key: 'distance', label: 'distance', num: true, cell: (o) => (o.distance === undefined || o.distance < 0 ? '' : count(o.distance)) },
+        { key: 'why', label: '', sort: false, cell: (o) => el('span', { class: 'links' }, el('a', { href: whyLink(s, { id: o.id }), text: 'why' }), el('a', { href: treeLink(s, o.id), text: 'retainers' })) },
+      ],
+    }).element;
+  }
+
+  // ---- summary: DevTools' Summary ----
   function summary(p) {
-    const s = snapParam(p, 's', 0);
+    const s = snapParam(p, 's', latest());
+    const census = state.snaps[s].overview.census;
+    const opt = (r, f) => (r.retained_bytes === undefined ? '' : f(r));
     const t = new Table({
       name: 'summary', filter: 'filter by type', q: p.q, limit: 100,
-      source: remote(`/api/snapshots/${s}/summary`),
+      source: remote(`/api/snapshots/${s}/summary`, census ? {} : { retained: 1 }),
       columns: [
         { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
         { key: 'shallow_bytes', label: 'shallow bytes', num: true, cell: (r) => bytes(r.shallow_bytes) },
-        { key: 'type', label: 'type', cell: (r) => state.snaps[s].overview.census ? r.type : el('a', { href: whyLink(s, { type: r.type }), text: r.type, title: 'why are they alive?' }) },
+        ...(census ? [] : [
+          { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => opt(r, (x) => bytes(x.retained_bytes)) },
+          { key: 'share', label: '% heap', num: true, cell: (r) => opt(r, (x) => HS.percent(x.share)) },
+          { key: 'distance', label: 'distance', num: true, cell: (r) => opt(r, (x) => (x.distance < 0 ? '-' : count(x.distance))) },
+        ]),
+        {
+          key: 'type', label: 'type', cell: (r) => (census ? HS.nameEl(r.type) : el('span', {},
+            el('button', { type: 'button', class: 'expand', 'data-for': r.type, title: 'list its objects', text: '▸', onclick: (e) => subRow(e.target, () => objectList('objects', s, remote(`/api/snapshots/${s}/objects`, { type: r.type }))) }),
+            el('a', { href: whyLink(s, { type: r.type }), title: 'why are they alive?' }, HS.nameEl(r.type)))),
+        },
       ],
     });
-    return [el('h1', { text: 'Objects and shallow bytes per type' }),
-      el('p', { class: 'controls' }, 'snapshot ', snapSelect('s', s, (v) => go('summary', { s: v }))),
+    return [el('h1', { text: 'Objects per type' }),
+      el('p', { class: 'controls' }, 'snapshot ', snapSelect('s', s, (v) => go('summary', { s: v })),
+        census ? ' (a census: no references, so no retained sizes)' : ' Retained: what the type\u2019s objects keep alive, each object once; distance: references from a root to the nearest. ▸ lists the objects.'),
       t.element];
   }
 
-  // ---- diff ----
+  // ---- diff: DevTools' Comparison ----
   function diff(p) {
-    const a = snapParam(p, 'a', 0), b = snapParam(p, 'b', state.snaps.length - 1);
+    const a = snapParam(p, 'a', 0), b = snapParam(p, 'b', latest());
+    const identity = state.snaps[a].overview.runtime === 'v8' && state.snaps[b].overview.runtime === 'v8';
+    const objects = (r, which) => el('button', {
+      type: 'button', class: 'expand', 'data-for': r.type + '/' + which, text: which === 'new' ? count(r.new) : count(r.deleted),
+      title: `list the ${which} objects`, disabled: (which === 'new' ? r.new : r.deleted) <= 0,
+      onclick: (e) => subRow(e.target, () => objectList('diff-objects', which === 'new' ? b : a,
+        remote('/api/diff/objects', { a, b, which, type: r.type, classes: r.classes, types: r.types }))),
+    });
     const cols = [
       { key: 'count_delta', label: 'count Δ', num: true, cell: (r) => HS.signedCount(r.count_delta) },
       { key: 'bytes_delta', label: 'bytes Δ', num: true, cell: (r) => HS.signedBytes(r.bytes_delta) },
       { key: 'count_after', label: 'count', num: true, cell: (r) => `${count(r.count_before)} → ${count(r.count_after)}` },
       { key: 'bytes_after', label: 'bytes', num: true, cell: (r) => `${bytes(r.bytes_before)} → ${bytes(r.bytes_after)}` },
-      { key: 'new', label: 'new', num: true, cell: (r) => (r.new >= 0 ? count(r.new) : '') },
-      { key: 'type', label: 'type', cell: (r) => el('span', {}, r.classes ? `${r.type} (classes ${r.classes})` : r.types ? `${r.type} (instances of ${count(r.types)} classes)` : r.type, r.status ? el('span', { class: 'tag', text: r.status }) : null) },
+      ...(identity ? [
+        { key: 'new', label: '# new', num: true, cell: (r) => objects(r, 'new') },
+        { key: 'deleted', label: '# deleted', num: true, cell: (r) => objects(r, 'deleted') },
+        { key: 'new_bytes', label: 'allocated', num: true, cell: (r) => bytes(r.new_bytes) },
+        { key: 'deleted_bytes', label: 'freed', num: true, cell: (r) => bytes(r.deleted_bytes) },
+      ] : []),
+      { key: 'type', label: 'type', cell: (r) => el('span', {}, HS.nameEl(r.classes ? `${r.type} (classes ${r.classes})` : r.types ? `${r.type} (instances of ${count(r.types)} classes)` : r.type), r.status ? el('span', { class: 'tag', text: r.status }) : null) },
     ];
     const t = new Table({ name: 'diff', filter: 'filter by type', q: p.q, limit: 100, source: remote('/api/diff', { a, b }), columns: cols });
     return [el('h1', { text: 'Change per type' }),
-      el('p', { class: 'controls' }, 'before ', snapSelect('a', a, (v) => go('diff', { a: v, b })), ' after ', snapSelect('b', b, (v) => go('diff', { a, b: v }))),
+      el('p', { class: 'controls' }, 'before ', snapSelect('a', a, (v) => go('diff', { a: v, b })), ' after ', snapSelect('b', b, (v) => go('diff', { a, b: v })),
+        identity ? ' V8 ids tell which objects are new and which were deleted: click a count to list them.' : ' (objects of these snapshots cannot be matched: counts only)'),
       t.element];
   }
 
   // ---- dominator tree: breadcrumb, treemap, expandable table ----
   function tree(p) {
-    const s = snapParam(p, 's', 0);
+    const s = snapParam(p, 's', latest());
     const id = p.id || 'root';
     const crumbs = el('nav', { class: 'crumbs' });
     const chartBox = el('div', { id: 'treemap', class: 'chart' });
     const body = el('tbody');
     const table = el('table', { class: 'grid tree', 'data-table': 'tree' },
       el('thead', {}, el('tr', {}, ['object', 'retained', 'shallow', 'children', ''].map((h, i) => el('th', { class: i > 0 && i < 4 ? 'num' : null, text: h })))), body);
+    const find = el('input', { type: 'text', name: 'object', size: 24, placeholder: '@47297, 0x7f3a…, Server @47297' });
+    const found = el('span', { class: 'error' });
+    const goTo = el('form', { class: 'controls', onsubmit: async (e) => {
+      e.preventDefault();
+      found.textContent = '';
+      try {
+        const r = await api(`/api/snapshots/${s}/objects`, { sel: find.value.trim(), limit: 2 });
+        if (r.total === 1) go('tree', { s, id: r.rows[0].id });
+        else go('why', { s, sel: find.value.trim() });
+      } catch (err) { found.textContent = String(err.message || err); }
+    } }, 'go to object ', find, ' ', el('button', { type: 'submit', text: 'go' }), ' ', found);
     const view = [el('h1', { text: 'Dominator tree' }),
       el('p', { class: 'controls' }, 'snapshot ', snapSelect('s', s, (v) => go('tree', { s: v })),
         ' Retained size: what would be freed if the object went. Click a rectangle or a row\u2019s focus to go down.'),
+      goTo,
       crumbs, chartBox, table];
+    if (id !== 'root') view.push(objectPanes(s, { id }));
 
     api(`/api/snapshots/${s}/object/${id}`).then((info) => {
       crumbs.replaceChildren(...[...info.dominators, info.object].map((o, i, all) => {
@@ -159,6 +230,92 @@
 
     requestAnimationFrame(() => drawTreemap(s, id, chartBox));
     return view;
+  }
+
+  // objectPanes are DevTools' Retainers and Containment panes, MAT's
+  // incoming and outgoing references, for the objects sel picks: every
+  // reference, grouped, each group expandable level by level; and a
+  // picture of what holds them, three levels deep.
+  function objectPanes(s, sel) {
+    const pic = el('div', { class: 'graph-box', 'data-graph': 'retainers' }, el('p', { class: 'loading', text: 'drawing…' }));
+    api(`/api/snapshots/${s}/retainers`, { ...sel, depth: 3, limit: 8 }).then((r) => {
+      const node = (g) => ({
+        label: g.objects === 1 ? HS.objectText(g.first) : `${HS.shortName(g.name || g.type)} × ${count(g.objects)}`,
+        title: g.text, href: g.objects === 1 ? treeLink(s, g.first.id) : null, cls: (g.cycle || 0) === g.objects ? 'cycle' : null,
+        kids: (g.groups || []).map((k) => ({ edge: k.edge, kind: k.kind, node: node(k) })),
+      });
+      const root = { label: r.selected === 1 ? r.selector : `${r.selector} × ${count(r.selected)}`, cls: 'selected', kids: r.rows.map((g) => ({ edge: g.edge, kind: g.kind, node: node(g) })) };
+      if (sel.id) {
+        api(`/api/snapshots/${s}/object/${sel.id}`).then((info) => { root.label = HS.objectText(info.object); pic.replaceChildren(HS.treeGraph(root, { toRoot: true })); pic.dataset.ready = 'true'; }).catch(() => {});
+        return;
+      }
+      pic.replaceChildren(HS.treeGraph(root, { toRoot: true }));
+      pic.dataset.ready = 'true';
+    }).catch((err) => pic.replaceChildren(failure(err)));
+    return el('div', { class: 'panes' },
+      section('Retainers: every reference to it, nearest the roots first (▸ shows what holds the holder)', neighborPane(s, sel, false), pic),
+      section('References: every reference it holds', neighborPane(s, sel, true)));
+  }
+
+  // neighborPane is the table of one level of retainers (out false) or
+  // references of the objects sel picks, each group a row that opens on
+  // the level below it.
+  function neighborPane(s, sel, out) {
+    const kind = out ? 'refs' : 'retainers';
+    const body = el('tbody');
+    const note = el('p', { class: 'controls' });
+    const heads = [[out ? 'holds' : 'held by', null], ['objects', 'num'], ['retained', 'num'], ['shallow', 'num'], ['distance', 'num']];
+    const table = el('table', { class: 'grid neighbors', 'data-table': kind },
+      el('thead', {}, el('tr', {}, heads.map(([h, c]) => el('th', { class: c, text: h })))), body);
+    // level shows a page of the groups that path leads to: after the row
+    // that opened it (none: the first level), or in place of its "show
+    // more" row.
+    async function level(path, depth, after, offset, moreRow) {
+      const res = await api(`/api/snapshots/${s}/${kind}`, { ...sel, path: path.join('.'), offset, limit: 50 });
+      if (depth === 0) {
+        note.textContent = `${count(res.total)} group${res.total === 1 ? '' : 's'} of ${out ? 'references' : 'retainers'}` + (res.exhausted ? ' (stopped early: too many edges to look at)' : '');
+      }
+      const rows = res.rows.map((g) => groupRow(g, [...path, g.index], depth));
+      const left = res.total - offset - res.rows.length;
+      if (left > 0) {
+        const btn = el('button', { type: 'button', text: `show ${Math.min(50, left)} more (${count(left)} left)` });
+        const next = el('tr', { class: 'more', 'data-depth': depth }, el('td', { colspan: 5, style: `padding-left:${1.5 + depth * 1.2}em` }, btn));
+        btn.addEventListener('click', () => { btn.disabled = true; level(path, depth, null, offset + res.rows.length, next); });
+        rows.push(next);
+      }
+      if (rows.length === 0) rows.push(el('tr', {}, el('td', { class: 'empty', colspan: 5, text: out ? 'it holds nothing' : 'nothing refers to it' })));
+      if (moreRow) moreRow.replaceWith(...rows);
+      else if (after) after.after(...rows);
+      else body.replaceChildren(...rows);
+    }
+    function groupRow(g, path, depth) {
+      const open = (g.cycle || 0) < g.objects;
+      const toggle = el('button', { type: 'button', class: 'toggle', text: open ? '▸' : '', disabled: !open, title: open ? (out ? 'show what these hold' : 'show what holds these') : 'on the way already: a cycle' });
+      const what = g.objects === 1 ? objectLink(s, g.first) : el('span', { class: 'object' }, HS.nameEl(g.name || g.type), ` × ${count(g.objects)}`);
+      const name = el('td', { class: 'name', style: `padding-left:${0.3 + depth * 1.2}em` }, toggle,
+        g.kind === 'weak' ? el('span', { class: 'tag', text: 'weak' }) : null,
+        g.edge ? el('span', { class: 'edge', text: g.edge }) : null, g.edge ? ' ' : '', out ? '' : 'in ', what,
+        g.edges !== g.objects ? el('span', { class: 'edge', text: ` (${count(g.edges)} edges)` }) : null,
+        (g.cycle || 0) === g.objects ? el('span', { class: 'tag', text: 'cycle' }) : null);
+      const tr = el('tr', { 'data-depth': depth, 'data-path': path.join('.'), class: g.kind === 'weak' ? 'weak' : null }, name,
+        el('td', { class: 'num', text: count(g.objects) }), el('td', { class: 'num', text: bytes(g.retained_bytes) }),
+        el('td', { class: 'num', text: bytes(g.shallow_bytes) }), el('td', { class: 'num', text: g.distance < 0 ? '-' : count(g.distance) }));
+      let shown = false;
+      toggle.addEventListener('click', async () => {
+        if (shown) {
+          shown = false;
+          toggle.textContent = '▸';
+          while (tr.nextElementSibling && Number(tr.nextElementSibling.dataset.depth) > depth) tr.nextElementSibling.remove();
+          return;
+        }
+        shown = true;
+        toggle.textContent = '▾';
+        try { await level(path, depth + 1, tr, 0, null); } catch (err) { tr.after(el('tr', { 'data-depth': depth + 1 }, el('td', { colspan: 5 }, failure(err)))); }
+      });
+      return tr;
+    }
+    level([], 0, null, 0, null).catch((err) => body.replaceChildren(el('tr', {}, el('td', { colspan: 5 }, failure(err)))));
+    return el('div', { class: 'table-box' }, note, table);
   }
 
   // row makes an expandable row of the tree table; children are fetched
@@ -255,7 +412,7 @@
 
   // ---- why ----
   function why(p) {
-    const s = snapParam(p, 's', 0);
+    const s = snapParam(p, 's', latest());
     // The objects: a selector as the command line takes it (sel), or
     // what a link gives (type, class, value, addr, or id: an object's
     // index in the snapshot).
@@ -279,11 +436,13 @@
           chain.length ? el('span', {}, '; dominated by ', chain.map((d, i) => [i ? ' › ' : '', objectLink(s, d)]).flat()) : null));
       }).catch((err) => objBox.replaceChildren(failure(err)));
     }
+    const pic = el('div', { class: 'graph-box', 'data-graph': 'why' });
     const t = new Table({
       name: 'why', filter: 'filter paths', limit: 25,
       source: async (q) => {
         const r = await api(`/api/snapshots/${s}/why`, { [kind]: p[kind], q: q.q, sort: q.sort, desc: q.desc ? 1 : '', offset: q.offset, limit: q.limit });
         head.textContent = `${r.selector} selects ${count(r.selected)} objects held by ${count(r.total)} paths` + (r.unreached ? `; ${count(r.unreached)} reached by no path` : '');
+        drawPaths(pic, s, r.rows.slice(0, 12));
         return r;
       },
       columns: [
@@ -292,13 +451,50 @@
         { key: 'path', label: 'held by (e.g. one path: click to see its objects)', sort: false, cell: (r) => HS.pathView(r.count === 1 ? r.sample.text : r.path, r.sample, stepLink(s)) },
       ],
     });
-    view.push(t.element);
+    view.push(t.element, section('The sample paths of these groups, drawn (the objects on them, each once)', pic));
+    if (kind === 'id') view.push(objectPanes(s, { id: p.id }));
     return view;
+  }
+
+  // drawPaths draws the sample paths of why's groups as one picture:
+  // their objects each once, from the roots on the left to the selected
+  // objects on the right (shortest paths share their beginnings: the
+  // picture is a tree).
+  function drawPaths(box, s, rows) {
+    const root = { label: '(roots)', kids: [] };
+    for (const r of rows) {
+      const steps = r.sample.steps || [];
+      const rootText = [r.sample.root_kind, r.sample.root_name].filter(Boolean).join(' ');
+      let at = root;
+      const step = (key, make, edge, kind) => {
+        let k = at.kids.find((x) => x.key === key);
+        if (!k) {
+          k = { key, edge, kind, node: make() };
+          at.kids.push(k);
+        }
+        at = k.node;
+      };
+      step('root:' + rootText, () => ({ label: rootText, kids: [] }), '', '');
+      steps.forEach((st, i) => {
+        if (st.gap) {
+          step('gap:' + i + ':' + (steps[i + 1] || {}).id, () => ({ label: `… ${count(st.gap)} steps …`, kids: [] }), '', '');
+          return;
+        }
+        const last = i === steps.length - 1;
+        step(st.id, () => ({
+          label: HS.nameOf(st) + HS.idSuffix(st.addr) + (st.steps ? ` ×${count(st.steps)}` : '') + (last && r.count > 1 ? ` (1 of ${count(r.count)})` : ''),
+          title: HS.nameOf(st) + HS.idSuffix(st.addr), href: treeLink(s, st.id), cls: last ? 'selected' : null, kids: [],
+        }), i === 0 ? '' : st.edge, st.kind);
+      });
+    }
+    if (root.kids.length === 0) { box.replaceChildren(el('p', { class: 'empty', text: 'no path to draw' })); return; }
+    box.replaceChildren(HS.treeGraph(root.kids.length === 1 ? root.kids[0].node : root));
+    box.dataset.ready = 'true';
   }
 
   // ---- top ----
   function top(p) {
-    const s = snapParam(p, 's', 0);
+    const s = snapParam(p, 's', latest());
     const box = el('div', {}, el('p', { class: 'loading', text: 'computing the dominator tree…' }));
     api(`/api/snapshots/${s}/top`).then((d) => {
       const objs = new Table({

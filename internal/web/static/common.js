@@ -17,7 +17,8 @@ const HS = (() => {
   const signedBytes = (n) => (n < 0 ? '-' + bytes(-n) : '+' + bytes(n));
   const count = (n) => Number(n).toLocaleString('en-US');
   const signedCount = (n) => (n > 0 ? '+' : '') + count(n);
-  const signedFloat = (x) => (x >= 0 ? '+' : '') + x.toFixed(1);
+  const signedFloat = (x) => (x >= 0 ? '+' : '') + x.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const percent = (x) => (100 * x).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }) + '%';
   const series = (xs) => xs.map(count).join(' → ');
   // growthText and growthSeries show a type's growth class with the series
   // it describes: the counts, or the bytes (marked) when the class is the
@@ -41,6 +42,36 @@ const HS = (() => {
       e.append(c instanceof Node ? c : String(c));
     }
     return e;
+  }
+
+  // shortName shortens a long C++ template name as a reader skims it:
+  // what stands between the outermost angle brackets of a template
+  // ("blink::HeapVectorBacking<cppgc::internal::BasicMember<...>>")
+  // becomes "…" ("blink::HeapVectorBacking<…>"). A "<" that follows no
+  // name (an HTML tag: "Detached <div class="panel">") is left alone.
+  function shortName(name) {
+    if (!name || name.length <= 48) return name;
+    let out = '', depth = 0;
+    for (let i = 0; i < name.length; i++) {
+      const c = name[i];
+      if (c === '<' && (depth > 0 || /[\w:>]/.test(name[i - 1] || ''))) {
+        if (depth === 0) out += '<…';
+        depth++;
+        continue;
+      }
+      if (c === '>' && depth > 0) {
+        depth--;
+        if (depth === 0) out += '>';
+        continue;
+      }
+      if (depth === 0) out += c;
+    }
+    return out;
+  }
+  // nameEl shows a type or object name, shortened, the whole on hover.
+  function nameEl(name, cls) {
+    const short = shortName(name);
+    return el('span', { class: cls || null, text: short, title: short !== name ? name : null });
   }
 
   // nameOf is what names an object: its own name ("class java.util.HashMap",
@@ -150,21 +181,40 @@ const HS = (() => {
   }
 
   // pathSteps lists the objects of a path, each a link made by link(step)
-  // (no link when it returns null).
+  // (no link when it returns null); a run of equal steps says how many
+  // it stands for, and the middle of a long path how many it leaves out.
   function pathSteps(path, link) {
     const steps = path.steps || [];
     return el('ol', { class: 'steps' }, steps.map((s, i) => {
+      if (s.gap) return el('li', { class: 'gap', text: `… ${count(s.gap)} steps …` });
+      const name = nameOf(s);
       const label = (i === 0 ? (path.root || [path.root_kind, path.root_name].filter(Boolean).join(' ')) + ' → ' : '') +
-        (s.edge ? s.edge + ' ' : '') + nameOf(s) + idSuffix(s.addr);
+        (s.edge ? s.edge + ' ' : '') + shortName(name) + idSuffix(s.addr) + (s.steps ? ` (${count(s.steps)} steps)` : '');
       const href = link ? link(s) : null;
-      return el('li', { class: s.kind === 'weak' ? 'weak' : null }, href ? el('a', { href, text: label }) : label);
+      const title = shortName(name) !== name ? name : null;
+      return el('li', { class: s.kind === 'weak' ? 'weak' : null }, href ? el('a', { href, text: label, title }) : el('span', { text: label, title }));
     }));
+  }
+
+  // pathText shows a path's one-line text ("module app -> .cache dict ->
+  // ...") so that it wraps between steps only, never inside a step or
+  // its arrow: each step is a piece that does not break, with a space
+  // between two; long names are shortened, whole on hover.
+  function pathText(text) {
+    const parts = String(text).split(' -> ');
+    const out = [];
+    parts.forEach((p, i) => {
+      if (i > 0) out.push(' ');
+      const short = p.split(' ').map(shortName).join(' ');
+      out.push(el('span', { class: 'step', text: (i > 0 ? '-> ' : '') + short, title: short !== p ? p : null }));
+    });
+    return el('span', { class: 'path-text' }, out);
   }
 
   // pathView is a path's one-line text with its steps folded below.
   function pathView(text, path, link) {
-    if (!path) return el('span', { class: 'path' }, text);
-    return el('details', { class: 'path' }, el('summary', {}, text), pathSteps(path, link));
+    if (!path) return el('span', { class: 'path' }, pathText(text));
+    return el('details', { class: 'path' }, el('summary', {}, pathText(text)), pathSteps(path, link));
   }
 
   // chart makes an ECharts chart in node; it resizes with the window
@@ -228,6 +278,62 @@ const HS = (() => {
     })));
   }
 
+  // treeGraph draws a tree of objects as an SVG picture, a small layered
+  // layout of its own: the root on the left, each level a column to its
+  // right, leaves one row each in order and a parent level with the
+  // middle of its children. A node is {label, title, href, cls, kids:
+  // [{edge, kind, node}]}; an edge goes from a node to a kid, or with
+  // toRoot from the kid to the node (what holds it). A weak edge is
+  // dashed, a node of class "cycle" too.
+  function treeGraph(root, { toRoot } = {}) {
+    const NS = 'http://www.w3.org/2000/svg';
+    const svg = (tag, attrs, ...kids) => {
+      const e = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) e.setAttribute(k, v);
+      kids.flat().forEach((c) => c !== null && c !== undefined && e.append(c));
+      return e;
+    };
+    const charW = 7, rowH = 30, boxH = 22, padX = 6, gap = 110, maxChars = 44;
+    const nodes = [];
+    let rows = 0;
+    const place = (n, depth) => {
+      n.depth = depth;
+      n.text = n.label.length > maxChars ? n.label.slice(0, maxChars - 1) + '…' : n.label;
+      nodes.push(n);
+      const kids = n.kids || [];
+      if (kids.length === 0) { n.row = rows++; return; }
+      kids.forEach((k) => place(k.node, depth + 1));
+      n.row = (kids[0].node.row + kids[kids.length - 1].node.row) / 2;
+    };
+    place(root, 0);
+    const colW = [];
+    nodes.forEach((n) => { colW[n.depth] = Math.max(colW[n.depth] || 0, n.text.length * charW + 2 * padX); });
+    const colX = [0];
+    for (let d = 1; d < colW.length; d++) colX[d] = colX[d - 1] + colW[d - 1] + gap;
+    const width = colX[colW.length - 1] + colW[colW.length - 1] + 4, height = Math.max(rows, 1) * rowH + 4;
+    const y = (n) => 2 + n.row * rowH + (rowH - boxH) / 2;
+    const edges = [], boxes = [];
+    nodes.forEach((n) => (n.kids || []).forEach((k) => {
+      const c = k.node;
+      const x1 = colX[n.depth] + colW[n.depth], y1 = y(n) + boxH / 2, x2 = colX[c.depth], y2 = y(c) + boxH / 2, mx = (x1 + x2) / 2;
+      const d = toRoot ? `M ${x2} ${y2} C ${mx} ${y2}, ${mx} ${y1}, ${x1 + 2} ${y1}` : `M ${x1} ${y1} C ${mx} ${y1}, ${mx} ${y2}, ${x2 - 2} ${y2}`;
+      edges.push(svg('path', { d, class: 'edge' + (k.kind === 'weak' ? ' weak' : ''), 'marker-end': 'url(#hs-arrow)' }),
+        svg('text', { x: x2 - 6, y: y2 - 5, class: 'edge-label', 'text-anchor': 'end' }, shortName(k.edge || '')));
+    }));
+    nodes.forEach((n) => {
+      const x = colX[n.depth], w = n.text.length * charW + 2 * padX;
+      const box = svg('g', { class: 'node' + (n.cls ? ' ' + n.cls : '') },
+        svg('title', {}, n.title || n.label),
+        svg('rect', { x, y: y(n), width: w, height: boxH, rx: 4 }),
+        svg('text', { x: x + padX, y: y(n) + boxH - 7 }, n.text));
+      boxes.push(n.href ? svg('a', { href: n.href }, box) : box);
+    });
+    return svg('svg', { class: 'graph', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img' },
+      svg('defs', {}, svg('marker', { id: 'hs-arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
+        svg('path', { d: 'M 0 0 L 10 5 L 0 10 z' }))),
+      edges, boxes);
+  }
+
   const basename = (p) => p.split(/[\\/]/).pop();
 
   // overviewText is the line that says what a snapshot holds.
@@ -237,7 +343,7 @@ const HS = (() => {
   }
 
   return {
-    bytes, signedBytes, count, signedCount, signedFloat, series, growthText, growthSeries, el, nameOf, idSuffix, objectText, localSource, Table,
-    pathSteps, pathView, chart, lineChart, barChart, basename, overviewText, suspectsSection,
+    bytes, signedBytes, count, signedCount, signedFloat, percent, series, growthText, growthSeries, el, shortName, nameEl, nameOf, idSuffix, objectText, localSource, Table,
+    pathSteps, pathText, pathView, treeGraph, chart, lineChart, barChart, basename, overviewText, suspectsSection,
   };
 })();
