@@ -242,3 +242,38 @@ func TestRetainedByName(t *testing.T) {
 		}
 	}
 }
+
+// TestTreemap: chains of only children are passed through, at the top
+// and below; a node with more children than fit shows them by type.
+func TestTreemap(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("root vm r (root)\nr (root) 0 -> .g=glob\nglob Global 10 -> .app=app\napp App 10 -> .reqs=reqs .cfg=cfg\ncfg Config 50 -> .v=v\nv Value 7\n")
+	b.WriteString("reqs Array 16 ->")
+	for i := range 30 {
+		fmt.Fprintf(&b, " [%d]=q%d", i, i)
+	}
+	b.WriteString(" [30]=odd\nodd Odd 3\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "q%d Request %d\n", i, 10+i)
+	}
+	g := heaptest.MustParse(t, b.String())
+	dt := Dominators(g, DomOptions{})
+	m := Treemap(dt, SuperRoot, 2, 4)
+	name := func(id heap.ObjectID) string { return g.TypeName(g.Type(id)) }
+	// The super-root, (root) and Global each have one child: the map
+	// starts at App, having passed three objects.
+	if name(m.Object) != "App" || m.Skipped != 3 || m.Retained != dt.Retained(SuperRoot) {
+		t.Fatalf("the top is %s after %d, retaining %d", name(m.Object), m.Skipped, m.Retained)
+	}
+	// App's children: reqs (Array) and cfg, whose only child is a
+	// Value: cfg is passed through to it.
+	if len(m.Kids) != 2 || name(m.Kids[0].Object) != "Array" || name(m.Kids[1].Object) != "Value" || m.Kids[1].Skipped != 1 || m.Kids[1].Retained != 57 {
+		t.Fatalf("App's rectangles: %+v", m.Kids)
+	}
+	// The array has 31 children, more than 4: 30 Requests are one
+	// rectangle, the Odd one another.
+	arr := m.Kids[0]
+	if len(arr.Kids) != 2 || arr.Kids[0].Group != 30 || arr.Kids[0].Type != "Request" || arr.Kids[0].Retained != 30*10+435 || arr.Kids[1].Group != 0 || name(arr.Kids[1].Object) != "Odd" {
+		t.Fatalf("the array's rectangles: %+v", arr.Kids)
+	}
+}

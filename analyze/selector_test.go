@@ -154,3 +154,20 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestRuntimeType(t *testing.T) {
+	for _, tc := range []struct {
+		runtime, name string
+		want          bool
+	}{
+		{"v8", "(object shape)", true}, {"v8", "(array)", true}, {"v8", "system / Context", true},
+		{"v8", "RequestContext", false}, {"v8", "Object", false}, {"v8", "onTick (closure)", false}, {"v8", "Detached <div>", false},
+		{"java", "java.util.HashMap$Node", true}, {"java", "byte[]", true}, {"java", "int[][]", true}, {"java", "jdk.internal.misc.Unsafe", true},
+		{"java", "Leaky$Session", false}, {"java", "app.Cache[]", false}, {"java", "int", false},
+		{"python", "dict", true}, {"python", "function", true}, {"python", "__main__.RequestContext", false}, {"python", "app.models.User", false}, {"python", "weakref.ReferenceType", true}, {"python", "collections.OrderedDict", true},
+	} {
+		if got := RuntimeType(tc.runtime, tc.name); got != tc.want {
+			t.Errorf("RuntimeType(%s, %q) = %v, want %v", tc.runtime, tc.name, got, tc.want)
+		}
+	}
+}

@@ -105,6 +105,13 @@ func (s *server) leaks(r *http.Request) (any, error) {
 // trendRows bounds the paths and collections the trend view lists.
 const trendRows = 100
 
+// trendRow is a type's growth, and whether the type is the runtime's own
+// (see [analyze.RuntimeType]).
+type trendRow struct {
+	analyze.TypeTrend
+	Runtime bool `json:"runtime,omitempty"`
+}
+
 // trend follows every snapshot, oldest first (the order given).
 func (s *server) trend(r *http.Request) (any, error) {
 	if len(s.snaps) < 2 {
@@ -125,12 +132,23 @@ func (s *server) trend(r *http.Request) (any, error) {
 		return nil, err
 	}
 	rep := v.(analyze.TrendReport)
-	page, err := cut(rep.Types, p, func(t analyze.TypeTrend) string { return t.Type },
-		map[string]column[analyze.TypeTrend]{
-			"type":               func(a, b analyze.TypeTrend) int { return cmp.Compare(a.Type, b.Type) },
-			"growth":             func(a, b analyze.TypeTrend) int { return cmp.Compare(a.Growth, b.Growth) },
-			"count_per_snapshot": num(func(t analyze.TypeTrend) float64 { return t.PerSnapshot }),
-			"bytes_per_snapshot": num(func(t analyze.TypeTrend) float64 { return t.BytesPerSnapshot }),
+	// The program's types first, the runtime's after, each in the
+	// analysis's order (steady growth first).
+	rt := s.snaps[0].Graph.Meta().Runtime
+	var rows []trendRow
+	for _, runtime := range []bool{false, true} {
+		for _, t := range rep.Types {
+			if analyze.RuntimeType(rt, t.Type) == runtime {
+				rows = append(rows, trendRow{t, runtime})
+			}
+		}
+	}
+	page, err := cut(rows, p, func(t trendRow) string { return t.Type },
+		map[string]column[trendRow]{
+			"type":               func(a, b trendRow) int { return cmp.Compare(a.Type, b.Type) },
+			"growth":             func(a, b trendRow) int { return cmp.Compare(a.Growth, b.Growth) },
+			"count_per_snapshot": num(func(t trendRow) float64 { return t.PerSnapshot }),
+			"bytes_per_snapshot": num(func(t trendRow) float64 { return t.BytesPerSnapshot }),
 		})
 	if err != nil {
 		return nil, err
@@ -147,7 +165,7 @@ func (s *server) trend(r *http.Request) (any, error) {
 		Identity    analyze.IdentityMode `json:"identity"`
 		Snapshots   []string             `json:"snapshots"`
 		Total       int                  `json:"total"`
-		Rows        []analyze.TypeTrend  `json:"rows"`
+		Rows        []trendRow           `json:"rows"`
 		Paths       []pathTrend          `json:"paths"`
 		Collections []collTrend          `json:"collections"`
 	}{Identity: rep.Mode, Total: page.Total, Rows: page.Rows, Paths: []pathTrend{}, Collections: []collTrend{}}

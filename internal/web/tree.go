@@ -86,23 +86,30 @@ func (s *server) children(r *http.Request) (any, error) {
 	return out, nil
 }
 
-// treemapNode is a node of the dominator tree, two levels deep, for the
-// treemap: its largest children, and how many more there are.
+// treemapNode is a rectangle of the treemap (see [analyze.Treemap]): an
+// object, the last of a chain of only children that starts at Top
+// (Skipped objects above it), or a group of Group children of one type
+// (the object is the biggest of them).
 type treemapNode struct {
 	objectJSON
+	Top         *objectJSON    `json:"top,omitempty"`
+	Skipped     int            `json:"skipped,omitempty"`
+	Group       int            `json:"group,omitempty"`
+	GroupType   string         `json:"group_type,omitempty"`
 	Kids        []*treemapNode `json:"kids,omitempty"`
 	Hidden      int            `json:"hidden,omitempty"`
 	HiddenBytes uint64         `json:"hidden_bytes,omitempty"`
 }
 
-// treemap sizes: levels below the node, and children per node.
+// treemap sizes: levels below the node, and rectangles per node.
 const (
 	treemapDepth = 2
 	treemapKids  = 24
 )
 
-// treemap is the dominator tree two levels below a node, its biggest
-// children only, for the chart.
+// treemap is the dominator tree two levels below a node, laid out for
+// the chart: chains of only children passed through, many children
+// grouped by type.
 func (s *server) treemap(r *http.Request) (any, error) {
 	_, g, an, id, err := s.node(r)
 	if err != nil {
@@ -112,19 +119,19 @@ func (s *server) treemap(r *http.Request) (any, error) {
 	if !t.Reachable(id) {
 		return nil, badRequest("object %s is unreachable: it is not in the dominator tree", idText(id))
 	}
-	lines := analyze.TreeView(t, id, analyze.TreeOptions{MaxDepth: treemapDepth, MaxChildren: treemapKids})
-	var stack []*treemapNode
-	var top *treemapNode
-	for _, l := range lines {
-		n := &treemapNode{objectJSON: objectOf(g, t, l.Object), Hidden: l.Hidden, HiddenBytes: l.HiddenBytes}
-		n.Edge = l.Edge
-		stack = append(stack[:l.Depth], n)
-		if l.Depth == 0 {
-			top = n
-		} else {
-			parent := stack[l.Depth-1]
-			parent.Kids = append(parent.Kids, n)
+	var conv func(n analyze.MapNode) *treemapNode
+	conv = func(n analyze.MapNode) *treemapNode {
+		out := &treemapNode{objectJSON: objectOf(g, t, n.Object), Skipped: n.Skipped, Group: n.Group, GroupType: n.Type,
+			Hidden: n.Hidden, HiddenBytes: n.HiddenBytes}
+		out.Edge, out.Retained = n.Edge, n.Retained
+		if n.Skipped > 0 {
+			top := objectOf(g, t, n.Top)
+			out.Top = &top
 		}
+		for _, k := range n.Kids {
+			out.Kids = append(out.Kids, conv(k))
+		}
+		return out
 	}
-	return top, nil
+	return conv(analyze.Treemap(t, id, treemapDepth, treemapKids)), nil
 }

@@ -370,10 +370,22 @@
   async function drawTreemap(s, id, box) {
     let node;
     try { node = await api(`/api/snapshots/${s}/treemap/${id}`); } catch (err) { box.replaceChildren(failure(err)); box.classList.add('failed'); return; }
-    const label = (o) => (o.edge ? o.edge + ' ' : '') + HS.nameOf(o) + (o.value ? ' ' + JSON.stringify(o.value.length > 40 ? o.value.slice(0, 40) + '…' : o.value) : '');
+    // A rectangle is an object, the last of a chain of only children
+    // ("(root) › … › global"), or a group of children of one type
+    // ("27,947 × RequestContext").
+    const label = (o) => {
+      if (o.group) return `${count(o.group)} × ${HS.shortName(o.group_type)}`;
+      let name = HS.shortName(HS.nameOf(o)) + (o.value ? ' ' + JSON.stringify(o.value.length > 40 ? o.value.slice(0, 40) + '…' : o.value) : '');
+      if (o.top) name = HS.shortName(HS.nameOf(o.top)) + (o.skipped > 1 ? ` › … ${count(o.skipped - 1)} › ` : ' › ') + name;
+      return (o.edge ? o.edge + ' ' : '') + name;
+    };
+    // What a rectangle holds itself: its retained size less what its
+    // children and the hidden rest show (for a chain, its objects above
+    // the last too).
+    const itself = (o) => o.retained_bytes - (o.kids || []).reduce((a, k) => a + k.retained_bytes, 0) - (o.hidden_bytes || 0);
     const extra = (o) => {
       const out = [];
-      if (o.shallow_bytes > 0 && o.id !== 'root') out.push({ name: '(itself)', value: o.shallow_bytes, itemStyle: { color: '#d9d9d9' } });
+      if (o.id !== 'root' && !o.group && itself(o) > 0) out.push({ name: '(itself)', value: itself(o), itemStyle: { color: '#d9d9d9' } });
       if (o.hidden > 0) out.push({ name: `(${count(o.hidden)} more)`, value: o.hidden_bytes, itemStyle: { color: '#bfbfbf' } });
       return out;
     };
@@ -381,8 +393,8 @@
     // themselves and the children the server left out; level 2 objects
     // are leaves.
     const conv = (o, level) => ({
-      name: label(o), value: o.retained_bytes, id: o.id, obj: o,
-      children: level === 1 && (o.kids || o.hidden) ? [...(o.kids || []).map((k) => conv(k, 2)), ...extra(o)] : undefined,
+      name: label(o), value: o.retained_bytes, id: o.group ? null : o.id, type: o.group ? o.group_type : null, obj: o,
+      children: level === 1 && !o.group && (o.kids || o.hidden) ? [...(o.kids || []).map((k) => conv(k, 2)), ...extra(o)] : undefined,
     });
     const data = [...(node.kids || []).map((k) => conv(k, 1)), ...extra(node)];
     const c = HS.chart(box);
@@ -391,8 +403,11 @@
       tooltip: {
         formatter: (info) => {
           const o = info.data.obj;
-          if (!o) return `${info.name}: ${bytes(info.value)}`;
-          return `${HS.objectText(o).replace(/[<&]/g, (ch) => (ch === '<' ? '&lt;' : '&amp;'))}<br>retained ${bytes(o.retained_bytes)}, shallow ${bytes(o.shallow_bytes)}`;
+          const esc = (x) => String(x).replace(/[<&]/g, (ch) => (ch === '<' ? '&lt;' : '&amp;'));
+          if (!o) return `${esc(info.name)}: ${bytes(info.value)}`;
+          if (o.group) return `${count(o.group)} × ${esc(o.group_type)}, children of one object<br>retained ${bytes(o.retained_bytes)} together; click to list them`;
+          const chain = o.top ? `${esc(HS.objectText(o.top))} › ${o.skipped > 1 ? count(o.skipped - 1) + ' more, each the only child of the one before › ' : ''}` : '';
+          return `${chain}${esc(HS.objectText(o))}<br>retained ${bytes(o.retained_bytes)}, shallow ${bytes(o.shallow_bytes)}`;
         },
       },
       series: [{
@@ -406,7 +421,10 @@
         ],
       }],
     });
-    c.on('click', (info) => { if (info.data && info.data.id) go('tree', { s, id: info.data.id }); });
+    c.on('click', (info) => {
+      if (info.data && info.data.id) go('tree', { s, id: info.data.id });
+      else if (info.data && info.data.type) go('summary', { s, q: info.data.type });
+    });
     box.dataset.ready = 'true';
   }
 
@@ -596,6 +614,8 @@
       chartBox.dataset.series = plotted.size;
     };
     unitSel.addEventListener('change', draw);
+    // The first screen: what grew in every snapshot, where, and which
+    // collections; the program's types before the runtime's.
     const extra = el('div');
     const t = new Table({
       name: 'trend', filter: 'filter by type', limit: 25,
@@ -604,26 +624,30 @@
         labels = r.snapshots.map((x, i) => `${i + 1}: ${HS.basename(x)}`);
         if (first) {
           first = false;
-          r.rows.slice(0, 8).forEach((row) => plotted.set(row.type, row));
+          // Plot the program's types that grow; the runtime's only when
+          // the program has none.
+          const grows = (row) => row.growth === 'steady' || row.growth === 'growing';
+          const program = r.rows.filter((row) => !row.runtime && grows(row));
+          (program.length ? program : r.rows).slice(0, 8).forEach((row) => plotted.set(row.type, row));
           draw();
           extra.replaceChildren(
-            section('Paths that grew in every snapshot', new Table({
-              name: 'trend-paths', source: HS.localSource(r.paths, (x) => x.type + ' ' + x.path), limit: 20,
-              columns: [
-                { key: 'count_per_snapshot', label: 'per snapshot', num: true, cell: (x) => HS.signedFloat(x.count_per_snapshot) },
-                { key: 'counts', label: 'counts', sort: false, cell: (x) => HS.series(x.counts) },
-                { key: 'type', label: 'type' },
-                { key: 'path', label: 'held by' },
-              ],
-            }).element),
             section('Collections that grew in every snapshot', new Table({
-              name: 'trend-collections', source: HS.localSource(r.collections, (x) => x.type + ' ' + x.path), limit: 20,
+              name: 'trend-collections', source: HS.localSource(r.collections, (x) => x.type + ' ' + x.path), limit: 5,
               columns: [
                 { key: 'entries_per_snapshot', label: 'entries per snapshot', num: true, cell: (x) => HS.signedFloat(x.entries_per_snapshot) },
                 { key: 'entries', label: 'entries', sort: false, cell: (x) => HS.series(x.entries) },
                 { key: 'retained_bytes', label: 'retained', num: true, cell: (x) => bytes(x.retained_bytes) },
-                { key: 'type', label: 'type' },
-                { key: 'path', label: 'path' },
+                { key: 'type', label: 'type', cell: (x) => HS.nameEl(x.type) },
+                { key: 'path', label: 'path', sort: false, cell: (x) => HS.pathView(x.path) },
+              ],
+            }).element),
+            section('Paths that grew in every snapshot', new Table({
+              name: 'trend-paths', source: HS.localSource(r.paths, (x) => x.type + ' ' + x.path), limit: 5,
+              columns: [
+                { key: 'count_per_snapshot', label: 'per snapshot', num: true, cell: (x) => HS.signedFloat(x.count_per_snapshot) },
+                { key: 'counts', label: 'counts', sort: false, cell: (x) => HS.series(x.counts) },
+                { key: 'type', label: 'type', cell: (x) => HS.nameEl(x.type) },
+                { key: 'path', label: 'held by', sort: false, cell: (x) => HS.pathView(x.path) },
               ],
             }).element));
         }
@@ -635,12 +659,12 @@
         { key: 'count_per_snapshot', label: 'per snapshot', num: true, cell: (r) => HS.signedFloat(r.count_per_snapshot) },
         { key: 'bytes_per_snapshot', label: 'bytes per snapshot', num: true, cell: (r) => HS.signedBytes(Math.round(r.bytes_per_snapshot)) },
         { key: 'counts', label: 'counts (or bytes)', sort: false, cell: (r) => HS.growthSeries(r) },
-        { key: 'type', label: 'type' },
+        { key: 'type', label: 'type', cell: (r) => el('span', {}, HS.nameEl(r.type), r.runtime ? el('span', { class: 'tag', text: 'runtime', title: 'the runtime\u2019s own machinery: listed after the program\u2019s types' }) : null) },
       ],
     });
     return [el('h1', { text: 'Growth per type over the snapshots' }),
-      el('p', { class: 'controls' }, 'plot ', unitSel, ' of the checked types (steady growth first: the leak signature)'),
-      chartBox, t.element, extra];
+      el('p', { class: 'controls' }, 'plot ', unitSel, ' of the checked types (the program\u2019s types that grow; steady growth is the leak signature)'),
+      chartBox, extra, section('Growth per type (the program\u2019s types first)', t.element)];
   }
 
   const views = { overview, summary, diff, tree, why, top, leaks, trend };
