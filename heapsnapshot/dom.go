@@ -1,6 +1,11 @@
 package heapsnapshot
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+
+	"github.com/heapscope/heapscope/heap"
+)
 
 // DOM states of the detachedness node field (Blink sets it on the
 // embedder nodes it knows; Node sets it on a few of its own).
@@ -88,4 +93,24 @@ func (rd *reader) detached(start []uint32) []uint64 {
 	}
 	rd.dstate = nil
 	return out
+}
+
+// nameElement gives a DOM element whose node name carries its
+// attributes ("<div class="panel" id="p1">", which its type shortens to
+// "<div>") that name as its own, as DevTools names the instances of a
+// constructor: "Detached <div class="panel" id="p1">" when it is
+// detached, so that a path or a leak says which element it is.
+func (rd *reader) nameElement(b *heap.Builder, id heap.ObjectID, raw []byte, detached bool) {
+	tag := raw
+	if bytes.HasPrefix(tag, []byte("Detached ")) {
+		tag = tag[len("Detached "):]
+	}
+	if len(tag) < 3 || tag[0] != '<' || bytes.IndexByte(tag, ' ') < 0 {
+		return
+	}
+	full := string(raw)
+	if detached && !bytes.HasPrefix(raw, []byte("Detached ")) {
+		full = "Detached " + full
+	}
+	b.SetName(id, b.String(full))
 }

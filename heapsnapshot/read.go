@@ -859,7 +859,7 @@ func (rd *reader) build() (*heap.Graph, error) {
 	byType := make([]heap.TypeID, len(rd.nodeTypes))
 	naming := make([]func(string) string, len(rd.nodeTypes))
 	hasValue := make([]bool, len(rd.nodeTypes))
-	synthetic := -1
+	synthetic, native := -1, -1
 	closure := uint8(255)
 	for i, t := range rd.nodeTypes {
 		switch t {
@@ -869,6 +869,9 @@ func (rd *reader) build() (*heap.Graph, error) {
 		switch t {
 		case "object", "native":
 			naming[i] = shortClass
+			if t == "native" {
+				native = i
+			}
 			continue
 		case "closure":
 			naming[i] = closureClass
@@ -922,6 +925,9 @@ func (rd *reader) build() (*heap.Graph, error) {
 					tid = b.Type(nameOf(string(rd.str(name))))
 					byName[name] = tid
 				}
+			}
+			if int(t) == native {
+				rd.nameElement(b, heap.ObjectID(i), rd.str(name), isDetached)
 			}
 		}
 		b.SetType(heap.ObjectID(i), tid)
