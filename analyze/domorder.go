@@ -3,6 +3,7 @@ package analyze
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/heapscope/heapscope/heap"
 )
@@ -57,4 +58,43 @@ func (t *DomTree) retainedOnce(objs []heap.ObjectID) uint64 {
 		open, openEnd = true, t.end[v]
 	}
 	return sum
+}
+
+// Bounds of what [HoldsDetached] looks at.
+const (
+	maxDetachedLook  = 4096
+	maxDetachedDepth = 3
+)
+
+// HoldsDetached reports whether id is a detached DOM node or holds one
+// within a few references (breadth first, over references that retain,
+// up to a bound): what is leaked is then, or keeps alive, a part of a
+// page no longer shown (a record that holds its panels in an array).
+// Detached nodes are V8's types named "Detached " (see package
+// heapsnapshot), but for Node's own native objects ("Detached Node /
+// ..."), which are no DOM.
+func HoldsDetached(g *heap.Graph, id heap.ObjectID) bool {
+	detached := func(v heap.ObjectID) bool {
+		name := g.TypeName(g.Type(v))
+		return strings.HasPrefix(name, "Detached ") && !strings.HasPrefix(name, "Detached Node / ")
+	}
+	seen := map[heap.ObjectID]bool{id: true}
+	level := []heap.ObjectID{id}
+	for depth := 0; len(level) > 0 && depth <= maxDetachedDepth; depth++ {
+		var next []heap.ObjectID
+		for _, v := range level {
+			if detached(v) {
+				return true
+			}
+			for _, e := range g.Edges(v) {
+				if k := e.Label.Kind(); k == heap.Weak || k == heap.Shortcut || seen[e.To] || len(seen) >= maxDetachedLook {
+					continue
+				}
+				seen[e.To] = true
+				next = append(next, e.To)
+			}
+		}
+		level = next
+	}
+	return false
 }

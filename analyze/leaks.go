@@ -57,6 +57,9 @@ type LeakFinding struct {
 	// instances of the classes of one large family (a type per class, as
 	// a factory makes them), whose names' pattern is Type.
 	Types int `json:"types,omitempty"`
+	// Detached: the finding's objects are detached DOM nodes, or hold
+	// some (its sample does; see [HoldsDetached]).
+	Detached bool `json:"detached,omitempty"`
 }
 
 // LeakReport is the verdict of the three-snapshot rule.
@@ -173,6 +176,9 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		}
 		f.Where = Where(grp)
 		f.Bytes = grp.Shallow
+		if n := len(grp.Sample.Steps); n > 0 && rep.Runtime == "v8" {
+			f.Detached = HoldsDetached(final, grp.Sample.Steps[n-1].Object)
+		}
 		if r := MatchNoise(rules, rep.Runtime, grp); r != nil {
 			f.Noise = r.Name
 			if r.Owner != "" {

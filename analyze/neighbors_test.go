@@ -277,3 +277,37 @@ func TestTreemap(t *testing.T) {
 		t.Fatalf("the array's rectangles: %+v", arr.Kids)
 	}
 }
+
+func TestHoldsDetached(t *testing.T) {
+	g := heaptest.MustParse(t, `
+runtime v8
+root vm r (root)
+r (root) 0 -> [1]=rec [2]=far [3]=bind [4]=weakly
+rec Object 20 -> panels=arr
+arr Array 16 -> [0]=div
+div Detached+<div> 40
+far Object 20 -> a=f1
+f1 Object 20 -> b=f2
+f2 Object 20 -> c=f3
+f3 Object 20 -> d=div
+bind Object 20 -> x=node
+node Detached+Node+/+BindingData 8
+weakly Object 20 -> weak:w=div
+`)
+	byType := func(typ string, i int) heap.ObjectID { return Select(g, Selector{Type: typ})[i] }
+	for _, tc := range []struct {
+		id   heap.ObjectID
+		want bool
+	}{
+		{byType("Object", 0), true},         // rec: -> panels -> [0] div
+		{byType("Array", 0), true},          // arr
+		{byType("Detached <div>", 0), true}, // the node itself
+		{byType("Object", 1), false},        // far: the div is 4 references away
+		{byType("Object", 5), false},        // bind: Node's own native object is no DOM
+		{byType("Object", 6), false},        // weakly: a weak reference holds nothing
+	} {
+		if got := HoldsDetached(g, tc.id); got != tc.want {
+			t.Errorf("HoldsDetached(%s %d) = %v, want %v", g.TypeName(g.Type(tc.id)), tc.id, got, tc.want)
+		}
+	}
+}

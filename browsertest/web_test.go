@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/heapprofiler"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -211,7 +212,8 @@ type browser struct {
 	ctx        context.Context
 	mu         sync.Mutex
 	requests   []string
-	exceptions []string // uncaught JavaScript exceptions
+	exceptions []string        // uncaught JavaScript exceptions
+	heap       strings.Builder // the chunks of the heap snapshot being taken
 }
 
 // cspProbe records the page's policy violations before any script runs.
@@ -238,6 +240,8 @@ func newBrowser(t *testing.T) *browser {
 		switch e := ev.(type) {
 		case *network.EventRequestWillBeSent:
 			b.requests = append(b.requests, e.Request.URL)
+		case *heapprofiler.EventAddHeapSnapshotChunk:
+			b.heap.WriteString(e.Chunk)
 		case *runtime.EventExceptionThrown:
 			d := e.ExceptionDetails
 			msg := d.Text
@@ -792,4 +796,115 @@ func diffObjects(t *testing.T, b *browser, url string, c runtimeCase) {
 	if n := eval[int](t, b, `Number(document.querySelector('tr.sub [data-table="diff-objects"]').dataset.total)`); n != 600 {
 		t.Errorf("the diff lists %d new %s, want the 600 made between the first snapshot and the last", n, c.leaked)
 	}
+}
+
+// heapSnapshot takes a heap snapshot of the tab's page into file, as
+// DevTools does: the tab's one session keeps V8's object ids from one
+// snapshot to the next (a session that ends clears them).
+func (b *browser) heapSnapshot(t *testing.T, file string) {
+	t.Helper()
+	b.mu.Lock()
+	b.heap.Reset()
+	b.mu.Unlock()
+	if _, err := chromedp.Call(b.ctx, heapprofiler.TakeHeapSnapshot, heapprofiler.TakeHeapSnapshotParams{}); err != nil {
+		t.Fatalf("take a heap snapshot: %v", err)
+	}
+	b.mu.Lock()
+	data := b.heap.String()
+	b.mu.Unlock()
+	if err := os.WriteFile(file, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// leakPanelsPage leaks ten detached panels every 150 ms into a global
+// list, and a record per round that holds its panels into another, and
+// counts its rounds in its title.
+const leakPanelsPage = `<!doctype html><html><body><div id=app></div><script>
+const app = document.getElementById('app');
+window.kept = [];
+window.records = [];
+let round = 0;
+setInterval(() => {
+  const panels = [];
+  for (let i = 0; i < 10; i++) {
+    const p = document.createElement('div');
+    p.className = 'panel';
+    p.id = 'p' + round + '-' + i;
+    app.appendChild(p);
+    app.removeChild(p);
+    window.kept.push(p);
+    panels.push(p);
+  }
+  window.records.push({ round, panels });
+  round++;
+  document.title = 'round ' + round;
+}, 150);
+</script></body></html>`
+
+// TestDetachedDOM takes three snapshots of a real page that leaks
+// detached DOM (through one session, as DevTools does): leaks names the
+// panels by their tag and attributes, says of the records that hold
+// them that they hold detached DOM, and the page marks both findings.
+func TestDetachedDOM(t *testing.T) {
+	chromium(t)
+	dir := t.TempDir()
+	page := filepath.Join(dir, "page.html")
+	if err := os.WriteFile(page, []byte(leakPanelsPage), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t)
+	if _, err := chromedp.Call(b.ctx, heapprofiler.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	b.run(t, "open the page", chromedp.Navigate("file://"+page))
+	var snaps []string
+	for _, round := range []int{2, 6, 10} {
+		b.wait(t, fmt.Sprintf("round %d", round), fmt.Sprintf(`Number(document.title.split(' ')[1]) >= %d`, round))
+		file := filepath.Join(dir, fmt.Sprintf("round%d.heapsnapshot", round))
+		b.heapSnapshot(t, file)
+		snaps = append(snaps, file)
+	}
+	out, err := exec.Command(heapscope(t), append([]string{"leaks", "--json", "--top", "0"}, snaps...)...).Output()
+	if err != nil {
+		t.Fatalf("leaks: %v", err)
+	}
+	var rep struct {
+		Rows []struct {
+			Text     string `json:"text"`
+			Type     string `json:"type"`
+			Detached bool   `json:"detached"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var panels, records bool
+	for _, r := range rep.Rows {
+		switch {
+		case r.Type == "Detached <div>":
+			panels = r.Detached
+		case strings.Contains(r.Text, "holds detached DOM"):
+			records = r.Detached && r.Type == "Object"
+		case r.Detached:
+			t.Errorf("%s is marked detached", r.Text)
+		}
+	}
+	if !panels || !records {
+		t.Errorf("leaks: the panels found and marked %v, the records %v:\n%s", panels, records, out)
+	}
+	why, err := exec.Command(heapscope(t), "why", "--width", "0", snaps[2], "Detached <div>").Output()
+	if err != nil || !regexp.MustCompile(`\[\d+\] Detached <div class="panel" id="p\d+-\d+">`).Match(why) {
+		t.Errorf("why Detached <div> does not name a panel by its attributes and id (%v):\n%s", err, why)
+	}
+	// The page marks the findings.
+	url := serve(t, snaps)
+	b2 := newBrowser(t)
+	b2.open(t, "leaks", url+"#/leaks")
+	b2.wait(t, "the findings", `document.querySelector('[data-table="leaks"][data-total]') !== null`)
+	tags := eval[int](t, b2, `[...document.querySelectorAll('[data-table="leaks"] tbody tr')].filter(r => [...r.querySelectorAll('.tag')].some(x => x.textContent === 'detached DOM')).length`)
+	if tags < 2 {
+		t.Errorf("the leaks view marks %d findings as detached DOM, want the panels and the records", tags)
+	}
+	b2.clean(t, site(url))
 }

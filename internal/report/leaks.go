@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/heapscope/heapscope/analyze"
 	"github.com/heapscope/heapscope/heap"
@@ -27,6 +28,7 @@ type findingJSON struct {
 	Path      string   `json:"path"`
 	Sample    pathJSON `json:"sample_path"`
 	Signature []string `json:"signature"`
+	Detached  bool     `json:"detached,omitempty"` // the objects are or hold detached DOM nodes
 	// Allocated says where the finding's objects were allocated, when
 	// the snapshot records it.
 	Allocated *allocJSON `json:"allocated,omitempty"`
@@ -38,7 +40,7 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 		j := findingJSON{
 			Text: FindingText(f), Type: f.Type, Classes: f.Classes, Types: f.Types, Element: f.Element, Where: f.Where, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
 			Growth: f.Growth, Noise: f.Noise, Counts: f.Counts, Path: SignatureText(f.PathGroup),
-			Sample: pathToJSON(g, f.Sample), Allocated: allocToJSON(f.Alloc),
+			Sample: pathToJSON(g, f.Sample), Allocated: allocToJSON(f.Alloc), Detached: f.Detached,
 		}
 		if f.Holder >= 0 && f.Holder < len(f.Sample.Steps) {
 			st := f.Sample.Steps[f.Holder]
@@ -104,8 +106,18 @@ func LeakLabel(f analyze.LeakFinding) string {
 // FindingText says in one line what leaked and where, in the program's
 // terms: "900 app.Session in java.util.HashMap at class
 // app.Cache.SESSIONS" (the elements of a container's entries, the
-// container and where it is), or "1 list at module app.log".
+// container and where it is), or "1 list at module app.log"; a finding
+// whose objects hold detached DOM nodes says so ("(holds detached
+// DOM)"; detached nodes themselves are named "Detached <li>").
 func FindingText(f analyze.LeakFinding) string {
+	s := findingText(f)
+	if f.Detached && !strings.HasPrefix(f.Type, "Detached ") {
+		s += " (holds detached DOM)"
+	}
+	return s
+}
+
+func findingText(f analyze.LeakFinding) string {
 	what := LeakLabel(f)
 	if f.Element != "" {
 		what = f.Element

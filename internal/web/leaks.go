@@ -22,6 +22,7 @@ type findingJSON struct {
 	Counts   []int    `json:"counts,omitempty"`
 	Path     string   `json:"path"`
 	Sample   pathJSON `json:"sample"`
+	Detached bool     `json:"detached,omitempty"` // the objects are or hold detached DOM nodes
 }
 
 // leakDefaults returns the baseline, target and final the leaks view
@@ -83,7 +84,7 @@ func (s *server) leaks(r *http.Request) (any, error) {
 	rows := []findingJSON{}
 	for _, f := range page.Rows {
 		rows = append(rows, findingJSON{f.Type, f.Classes, f.Types, f.Count, f.Retained, f.Bytes, f.Growth, f.Noise, f.Counts,
-			report.SignatureText(f.PathGroup), pathOf(gs[2], f.Sample)})
+			report.SignatureText(f.PathGroup), pathOf(gs[2], f.Sample), f.Detached})
 	}
 	return struct {
 		Baseline    int                  `json:"baseline"`

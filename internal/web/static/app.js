@@ -591,7 +591,8 @@
       columns: [
         { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
         { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
-        { key: 'type', label: 'type', cell: (r) => (r.types ? el('span', { text: `${r.type} (instances of ${count(r.types)} classes)` + (r.noise ? ` [noise: ${r.noise}]` : '') }) : el('a', { href: whyLink(pick.final, r.classes ? { class: r.classes } : { type: r.type }), text: (r.classes ? `${r.type} (classes ${r.classes})` : r.type) + (r.noise ? ` [noise: ${r.noise}]` : '') })) },
+        { key: 'type', label: 'type', cell: (r) => el('span', {}, r.types ? el('span', { text: `${r.type} (instances of ${count(r.types)} classes)` + (r.noise ? ` [noise: ${r.noise}]` : '') }) : el('a', { href: whyLink(pick.final, r.classes ? { class: r.classes } : { type: r.type }), text: (r.classes ? `${r.type} (classes ${r.classes})` : r.type) + (r.noise ? ` [noise: ${r.noise}]` : '') }),
+          r.detached ? el('span', { class: 'tag', text: 'detached DOM', title: 'these objects are, or hold, DOM nodes no longer in the page' }) : null) },
         { key: 'path', label: 'held by (click for an example path)', sort: false, cell: (r) => HS.pathView(r.path, r.sample, stepLink(pick.final)) },
       ],
     });
