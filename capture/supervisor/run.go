@@ -80,6 +80,9 @@ func Run(o Options) (snapshots int, err error) {
 		jv.Start(pid, o.Every, o.Stderr)
 	}
 	c := &child{cmd: cmd, pid: pid, snapSig: o.Signal, java: jv, atExit: o.AtExit, values: o.Values, dir: o.Dir, stderr: o.Stderr}
+	if !java {
+		c.progress = newProgress(o.Dir, o.Stderr)
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -91,6 +94,7 @@ func Run(o Options) (snapshots int, err error) {
 	signal.Stop(sigs)
 	close(sigs)
 	<-done
+	c.progress.stop()
 	if java {
 		jv.Finish(err, o.Stderr)
 	}

@@ -43,6 +43,7 @@ type child struct {
 	atExit, values bool
 	dir            string
 	stderr         io.Writer
+	progress       *progress // nil unless stderr is a terminal
 }
 
 func (c *child) signal(s syscall.Signal) {
@@ -54,6 +55,7 @@ func (c *child) signal(s syscall.Signal) {
 			fmt.Fprintf(c.stderr, "heapscope: process %d does not handle %s (yet); not passed on\n", c.pid, capture.SignalName(s))
 			return
 		}
+		c.progress.asked()
 		c.cmd.Process.Signal(s)
 	case (s == syscall.SIGINT || s == syscall.SIGHUP) && term.Foreground():
 		// The terminal sent it to the program too: once is enough.
