@@ -76,6 +76,13 @@ def main(stage, pkgdir, name, values, max_value_len, collect, edges):
         t0 = clock()
         pkg = _load(name, pkgdir)
         pkg._stderr = status["messages"].append
+        # The agent is loaded, with everything its capture imports: the
+        # finder leaves sys.meta_path before the walk, which would see it
+        # there as the program's (a list of the program's holds it), and
+        # is dropped: held only by this frame, it would read as held
+        # outside the heap.
+        _unhook(finder)
+        finder = None
         path = pkg._snapshot(os.path.join(stage, "snapshot.pysnap"), values, max_value_len,
                              collect, "attach", True, edges)
         status["ok"] = path is not None
@@ -87,12 +94,23 @@ def main(stage, pkgdir, name, values, max_value_len, collect, edges):
         status["messages"].append("capture failed: %s" % _name(e))
     finally:
         write_status(stage, status, json)
-        sys.meta_path[:] = [f for f in sys.meta_path if f is not finder]
+        if finder is not None:
+            _unhook(finder)
     if interrupted:
         try:
             _thread.interrupt_main()
         except BaseException:
             pass
+
+
+def _unhook(finder):
+    """Removes finder from sys.meta_path. A function of its own, with a
+    loop: a comprehension in main would make main's finder a closure
+    cell, an object the walk sees held from outside the heap."""
+    mp = sys.meta_path
+    for i in range(len(mp) - 1, -1, -1):
+        if mp[i] is finder:
+            del mp[i]
 
 
 def _load(name, pkgdir):
