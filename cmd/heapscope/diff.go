@@ -5,14 +5,28 @@ import (
 	"io"
 
 	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/fleet"
 	"github.com/heapscope/heapscope/internal/report"
 )
 
 func runDiff(args []string, stdout, stderr io.Writer) error {
 	a := newAnalysis("diff", "BEFORE AFTER", stderr, 20)
-	pos, f, err := a.parse(args, 2, 2)
+	var sf setFlags
+	sf.register(a.fs)
+	pos, f, err := a.parse(args, 1, 2)
 	if err != nil {
 		return err
+	}
+	set, err := sf.openSet("diff", pos)
+	if err != nil {
+		return err
+	}
+	if set != nil {
+		return diffSet(a, set, sf, f, stdout, stderr)
+	}
+	if len(pos) != 2 {
+		return usagef("diff takes 2 snapshots, or directories of many processes' snapshots, got 1 snapshot")
 	}
 	before, bsrc, err := load(pos[0], stderr, a.out.verbose, a.out.inflate)
 	if err != nil {
@@ -29,8 +43,52 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	if w := diffWarning(bo, ao); w != "" {
 		fmt.Fprintln(stderr, "heapscope: "+w)
 	}
-	// V8 node ids are stable within one process: compare identities too.
-	opt := analyze.DiffOptions{Identity: before.Meta().Runtime == "v8" && after.Meta().Runtime == "v8"}
-	rows := analyze.Diff(before, after, opt)
+	rows := analyze.Diff(before, after, diffOptions(before, after))
 	return report.Diff(a.fit(stdout), f, bsrc, asrc, cut(rows, a.out.top), len(rows))
+}
+
+// diffOptions compares identities too where they are stable: V8 node
+// ids, within one process.
+func diffOptions(before, after *heap.Graph) analyze.DiffOptions {
+	return analyze.DiffOptions{Identity: before.Meta().Runtime == "v8" && after.Meta().Runtime == "v8"}
+}
+
+// diffSet compares two time points of each process of a set (the first
+// and the last, or --at) and says, per type, on how many processes it
+// grew or shrank and by how much on each. Snapshots of one process in
+// the wrong order or of a restarted process leave that process out.
+func diffSet(a *analysisFlags, set *fleet.Set, sf setFlags, f report.Format, stdout, stderr io.Writer) error {
+	set, err := sf.times("diff", set, 2, func(n int) []int { return []int{0, n - 1} })
+	if err != nil {
+		return err
+	}
+	var vals []analyze.ProcessValue
+	var detail []report.ProcessReport
+	src, err := forEachProcess("diff", set, a, false, stderr, func(p processSnapshots) error {
+		rows := analyze.Diff(p.gs[0], p.gs[1], diffOptions(p.gs[0], p.gs[1]))
+		for _, r := range rows {
+			class := "grew"
+			if r.BytesDelta < 0 || r.BytesDelta == 0 && r.CountDelta < 0 {
+				class = "shrank"
+			}
+			if r.BytesDelta == 0 && r.CountDelta == 0 {
+				continue
+			}
+			vals = append(vals, analyze.ProcessValue{Key: report.DeltaLabel(r), Process: p.index, Class: class, Count: int64(r.CountDelta), Bytes: r.BytesDelta})
+		}
+		if sf.perProcess {
+			d, err := processDetail(p.name, func(w io.Writer) error {
+				return report.Diff(report.WithWidth(w, a.out.lineWidth(stdout)), f, p.srcs[0], p.srcs[1], cut(rows, a.out.top), len(rows))
+			})
+			detail = append(detail, d)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	rank := func(c string) int { return map[string]int{"grew": 0, "shrank": 1}[c] }
+	rows := analyze.Aggregate(vals, rank)
+	return report.Fleet(a.fit(stdout), f, src, []report.FleetSection{fleetSection("Types", "type", "change", rows, a.out.top, "no type changed")}, detail)
 }

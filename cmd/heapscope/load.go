@@ -19,6 +19,16 @@ import (
 // person at a terminal what it is doing when that takes more than a
 // second. With verbose, it lists the snapshot's warnings on stderr.
 func load(path string, stderr io.Writer, verbose bool, inflate inflateFlag) (*heap.Graph, report.Source, error) {
+	g, src, err := loadQuiet(path, stderr, inflate)
+	if err == nil {
+		writeWarnings(stderr, path, g, verbose)
+	}
+	return g, src, err
+}
+
+// loadQuiet is load without the snapshot's warnings, for a caller that
+// sums them up over many snapshots.
+func loadQuiet(path string, stderr io.Writer, inflate inflateFlag) (*heap.Graph, report.Source, error) {
 	var g *heap.Graph
 	err := withProgress(stderr, "reading "+path, func() error {
 		var err error
@@ -31,7 +41,6 @@ func load(path string, stderr io.Writer, verbose bool, inflate inflateFlag) (*he
 	if err != nil {
 		return nil, report.Source{}, err
 	}
-	writeWarnings(stderr, path, g, verbose)
 	return g, report.Source{Path: path, Overview: analyze.Describe(g)}, nil
 }
 

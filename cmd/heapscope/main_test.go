@@ -18,6 +18,8 @@ var updateFixtures = flag.Bool("update-fixtures", false, "rewrite testdata/*.pys
 // makes of testdata/NAME.heap, so that goldens never rest on stale inputs.
 func TestFixtures(t *testing.T) {
 	srcs, _ := filepath.Glob("testdata/*.heap")
+	sets, _ := filepath.Glob("testdata/fleet/*/*.heap")
+	srcs = append(srcs, sets...)
 	if len(srcs) == 0 {
 		t.Fatal("no fixtures")
 	}

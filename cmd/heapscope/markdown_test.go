@@ -41,6 +41,7 @@ var markdownCases = []struct {
 	{"markup-containers-markdown", []string{"containers", "--format", "markdown", mkAfter}},
 	{"markup-duplicates-markdown", []string{"duplicates", "--format", "markdown", mkAfter}},
 	{"leaks-list-noise-markdown", []string{"leaks", "--list-noise", "--format", "markdown"}},
+	{"fleet-trend-markdown", []string{"trend", "--format", "markdown", "testdata/fleet"}},
 	{"leaks-sites-markdown", []string{"leaks", "--format", "markdown", "testdata/sites-before.pysnap", "testdata/sites-after.pysnap", "testdata/sites-after.pysnap"}},
 }
 

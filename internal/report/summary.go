@@ -164,6 +164,12 @@ func overviewLines(w io.Writer, f Format, o analyze.Overview) error {
 			lines = append(lines, fmt.Sprintf("  %s dump %d: %s objects, %s", mark, d.Number, Count(d.Objects), d.Time.UTC().Format("2006-01-02 15:04:05.000 UTC")))
 		}
 	}
+	return headerLines(w, f, lines)
+}
+
+// headerLines writes the lines of a report's header: as they are, or as
+// Markdown paragraphs.
+func headerLines(w io.Writer, f Format, lines []string) error {
 	for _, line := range lines {
 		if f == Markdown {
 			line = mdLine(line) + "\n"
