@@ -15,6 +15,7 @@ import (
 	"github.com/heapscope/heapscope/agent"
 	"github.com/heapscope/heapscope/capture"
 	"github.com/heapscope/heapscope/capture/jvm"
+	"github.com/heapscope/heapscope/capture/mpi"
 	"github.com/heapscope/heapscope/capture/supervisor"
 	"github.com/heapscope/heapscope/internal/crash"
 )
@@ -82,6 +83,16 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	dir, err := filepath.Abs(*out)
 	if err != nil {
 		return err
+	}
+	if job, ok := mpi.Detect(os.Getenv); ok {
+		// One of many ranks, each running this: each writes under its
+		// own directory, so that none clashes with another.
+		dir = filepath.Join(dir, job.Dir())
+		of := ""
+		if job.Size > 0 {
+			of = fmt.Sprintf(" of %d", job.Size)
+		}
+		fmt.Fprintf(stderr, "heapscope: MPI rank %d%s (%s): snapshots in %s\n", job.Rank, of, job.Launcher, dir)
 	}
 	// Snapshots can hold secrets: a directory heapscope makes is the
 	// user's alone (an existing one keeps its mode; the files are 0600).
