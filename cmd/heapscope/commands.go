@@ -28,7 +28,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{name: "summary", args: "SNAPSHOT [SELECTOR]", short: "objects and shallow bytes per type", run: runSummary},
-		{name: "diff", args: "BEFORE AFTER", short: "change per type between two snapshots", run: runDiff},
+		{name: "diff", args: "BEFORE AFTER | DIR...", short: "change per type between two snapshots", run: runDiff},
 		{name: "top", args: "SNAPSHOT", short: "objects and types that retain the most; objects held outside the heap", run: runTop},
 		{name: "tree", args: "SNAPSHOT", short: "the dominator tree, by retained size", run: runTree},
 		{name: "why", args: "SNAPSHOT SELECTOR", short: "shortest retainer paths to objects (by type or name, id, value:TEXT or class:NAME), merged", run: runWhy},
@@ -37,11 +37,11 @@ func init() {
 		{name: "retained", args: "SNAPSHOT SELECTOR", short: "the retained set of the selected objects: what would be freed if all of them went, by type", run: runRetained},
 		{name: "containers", args: "SNAPSHOT [SELECTOR]", short: "dicts, lists, maps and caches that hold the most", run: runContainers},
 		{name: "duplicates", args: "SNAPSHOT", short: "strings, bytes and tuples with equal content", run: runDuplicates},
-		{name: "trend", args: "S1 S2 S3 ...", short: "growth per type over many snapshots: steady, warm-up, churn", run: runTrend},
+		{name: "trend", args: "S1 S2 S3 ... | DIR...", short: "growth per type over many snapshots: steady, warm-up, churn", run: runTrend},
 		{name: "leaks", args: "BASELINE TARGET FINAL", short: "objects created between baseline and target still alive in final, by path", run: runLeaks},
 		{name: "check", args: "BASELINE TARGET FINAL", short: "a CI gate: exit 1 when a leak is over the allowances, 3 when it cannot check", run: runCheck},
 		{name: "web", args: "SNAPSHOT...", short: "a local web page: tables, the dominator tree as a treemap, paths, leaks, trends", run: runWeb},
-		{name: "snapshot", args: "--python PID | --node PID | --java PID -o FILE", short: "take a snapshot of a running Python or Node process or JVM", run: runSnapshot},
+		{name: "snapshot", args: "--python PID | --node PID | --java PID -o FILE | --dask ADDRESS -o DIR", short: "take a snapshot of a running Python or Node process, a JVM, or every worker of a Dask cluster", run: runSnapshot},
 		{name: "python-path", args: "", short: "print the directory to put on PYTHONPATH for 'import heapscope'", run: runPythonPath},
 		{name: "run", args: "-o DIR [flags] -- CMD [ARGS...]", short: "run a Python or Node program with the agent loaded", run: runRun},
 		{name: "version", args: "", short: "print heapscope's version, commit and Go version", run: runVersion},

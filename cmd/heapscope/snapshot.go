@@ -11,16 +11,19 @@ import (
 
 	"github.com/heapscope/heapscope/capture"
 	"github.com/heapscope/heapscope/capture/attach"
+	"github.com/heapscope/heapscope/capture/dask"
 	"github.com/heapscope/heapscope/capture/inspector"
 	"github.com/heapscope/heapscope/capture/jvm"
 )
 
 func runSnapshot(args []string, stdout, stderr io.Writer) error {
-	fs := flagSet("snapshot", "--python PID | --node PID | --java PID", stderr)
+	fs := flagSet("snapshot", "--python PID | --node PID | --java PID | --dask ADDRESS", stderr)
 	pyPID := fs.Int("python", 0, "take a snapshot of the running CPython (3.9+) process `PID` with heapscope's agent, injected with gdb")
 	nodePID := fs.Int("node", 0, "take a V8 heap snapshot of the running Node process `PID` (its inspector is opened with SIGUSR1 on 127.0.0.1 and closed again)")
 	javaPID := fs.Int("java", 0, "take an HPROF dump of the running JVM `PID` (with jcmd GC.heap_dump)")
-	out := fs.String("o", "", "write the snapshot to `FILE` (mode 0600)")
+	daskAddr := fs.String("dask", "", "take a snapshot of every worker of the Dask cluster whose scheduler is at `ADDRESS` (tcp://host:8786), each into -o DIR/worker-NAME/")
+	daskPython := fs.String("dask-python", "python3", "with --dask: the `PYTHON` whose distributed is the cluster's client")
+	out := fs.String("o", "", "write the snapshot to `FILE` (mode 0600); with --dask, a directory")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long")
 	values := fs.Bool("values", true, "write string contents (false: none; Python and Node)")
 	census := fs.Bool("census", false, "take a census: every object's type and size, no references (Python)")
@@ -30,7 +33,15 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out == "" {
-		return usagef("snapshot needs -o FILE")
+		return usagef("snapshot needs -o FILE (-o DIR with --dask)")
+	}
+	if *daskAddr != "" {
+		if *pyPID != 0 || *nodePID != 0 || *javaPID != 0 {
+			return usagef("snapshot needs exactly one of --python PID, --node PID, --java PID and --dask ADDRESS")
+		}
+		return snapshotDask(*daskAddr, *out, *daskPython, *timeout, dask.Options{
+			NoValues: !*values, MaxValueLen: *maxValue, NoCollect: *noCollect, Census: *census,
+		}, stdout, stderr)
 	}
 	chosen := 0
 	for _, p := range []int{*pyPID, *nodePID, *javaPID} {
@@ -39,13 +50,13 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if chosen != 1 {
-		return usagef("snapshot needs exactly one of --python PID, --node PID and --java PID")
+		return usagef("snapshot needs exactly one of --python PID, --node PID, --java PID and --dask ADDRESS")
 	}
 	if !*values && *javaPID != 0 {
 		return usagef("--values=false is for --python and --node: the JVM writes its dump itself, with every value")
 	}
 	if *pyPID == 0 && (*census || *noCollect || *maxValue != 64) {
-		return usagef("--census, --no-collect and --max-value-len are for --python")
+		return usagef("--census, --no-collect and --max-value-len are for --python and --dask")
 	}
 	if *maxValue < 0 {
 		return usagef("--max-value-len must not be negative")
@@ -95,5 +106,51 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
+	return nil
+}
+
+// snapshotDask takes a snapshot of every worker of the Dask cluster at
+// address into dir, saying on stdout what each wrote and on stderr why a
+// worker failed; it fails when any did (the others are written).
+func snapshotDask(address, dir, python string, timeout time.Duration, o dask.Options, stdout, stderr io.Writer) error {
+	if o.MaxValueLen < 0 {
+		return usagef("--max-value-len must not be negative")
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return usagef("-o %s is a file; with --dask, give a directory (each worker's snapshots go under DIR/worker-NAME/)", dir)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
+	defer cancel()
+	ctx, _, caught, stop := capture.Interruptible(ctx, stderr, "")
+	defer stop()
+	o.Address, o.Dir, o.Python, o.Timeout = address, dir, python, timeout
+	o.Progress = func(w dask.Worker) {
+		if w.Err != nil {
+			fmt.Fprintf(stderr, "heapscope: worker %s (%s): %v\n", w.Name, w.Address, w.Err)
+			return
+		}
+		fmt.Fprintf(stdout, "wrote %s (worker %s, %s, pid %d, %.1f s)\n", w.Path, w.Name, w.Address, w.PID, w.Seconds)
+	}
+	var workers []dask.Worker
+	err := withProgress(stderr, "taking a snapshot of every worker of "+address, func() error {
+		var err error
+		workers, err = dask.Snapshot(ctx, o)
+		return err
+	})
+	if s := caught(); s != 0 {
+		return &exitError{code: 128 + int(s), msg: fmt.Sprintf("interrupted by %v", s)}
+	}
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, w := range workers {
+		if w.Err != nil {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d workers have no snapshot (the others' are in %s)", failed, len(workers), dir)
+	}
 	return nil
 }
