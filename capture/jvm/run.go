@@ -35,6 +35,11 @@ type Run struct {
 	tmpDir  string // holds the agent's jar; "" without --at-exit
 	exitTmp string // where the agent dumps the heap at exit
 
+	// Census, when set, makes each snapshot asked for a class histogram
+	// (see [Histogram]) handed to it, with when it was taken, instead of
+	// a dump.
+	Census func(rows []ClassCount, taken time.Time, err error)
+
 	pid    int
 	stderr io.Writer
 	seq    int // dumps named so far
@@ -89,6 +94,12 @@ func (j *Run) Start(pid int, every time.Duration, stderr io.Writer) {
 	go func() {
 		defer close(j.done)
 		for reason := range j.reqs {
+			if j.Census != nil {
+				t := time.Now()
+				rows, err := Histogram(context.Background(), pid)
+				j.Census(rows, t, err)
+				continue
+			}
 			j.seq++
 			name := fmt.Sprintf("%04d-%d-%s.hprof", j.seq, pid, reason)
 			if err := Snapshot(context.Background(), pid, filepath.Join(j.dir, name)); err != nil {

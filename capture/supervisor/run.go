@@ -26,6 +26,9 @@ type Options struct {
 	// Agent says how a Python or Node program takes its snapshots (its
 	// OutDir, AtExit, Signal, Every and NoValues as above).
 	Agent agent.RunOptions
+	// JavaCensus, when set, makes a JVM's interval and signal snapshots
+	// class histograms handed to it instead of dumps (see jvm.Run).
+	JavaCensus func(rows []jvm.ClassCount, taken time.Time, err error)
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -77,6 +80,7 @@ func Run(o Options) (snapshots int, err error) {
 		fmt.Fprintf(o.Stderr, "heapscope: child PID %d\n", pid)
 	}
 	if java {
+		jv.Census = o.JavaCensus
 		jv.Start(pid, o.Every, o.Stderr)
 	}
 	c := &child{cmd: cmd, pid: pid, snapSig: o.Signal, java: jv, atExit: o.AtExit, values: o.Values, dir: o.Dir, stderr: o.Stderr}

@@ -44,6 +44,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	maxValue := fs.Int("max-value-len", 64, "write at most `N` characters of each str or bytes value (Python)")
 	noCollect := fs.Bool("no-collect", false, "do not run gc.collect() before each snapshot (Python)")
 	census := fs.Bool("census", false, "take censuses: every object's type and size, no references; cheaper, enough for summary, diff and trend (Python)")
+	metricsAt := fs.String("metrics", "", "serve the latest census of the heap (objects and bytes per type) for Prometheus at http://`ADDR`/metrics, e.g. 127.0.0.1:9464; with --census, a JVM's is its class histogram; without -o the snapshots are removed once read")
+	metricsTop := fs.Int("metrics-types", 50, "with --metrics: a series for each of the `N` types with the most bytes, the rest summed as the type other")
+	metricsRemote := fs.Bool("metrics-allow-remote", false, "allow a --metrics address other than loopback")
 	var trace traceAllocFlag
 	fs.Var(&trace, "trace-alloc", "record where objects are allocated: tracemalloc with `N` frames (default 1) for Python, V8's allocation tracker for Node; leaks, why, top and check then name the sites")
 	// Flags stop at the first argument that is not one: the program's own
@@ -58,8 +61,14 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if len(cmdArgs) == 0 {
 		return usagef("run needs a program to run after --")
 	}
-	if *out == "" {
-		return usagef("run needs -o DIR")
+	if *out == "" && *metricsAt == "" {
+		return usagef("run needs -o DIR (or --metrics ADDR)")
+	}
+	if *metricsAt != "" && *sig == "" && *every <= 0 {
+		return usagef("--metrics needs --every DURATION or --signal SIGNAL: they take the censuses it serves")
+	}
+	if *metricsTop < 1 {
+		return usagef("--metrics-types must be at least 1")
 	}
 	if *maxValue < 0 {
 		return usagef("--max-value-len must not be negative")
@@ -75,10 +84,29 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 		snapSig, *sig = n, name
 	}
-	if jvm.IsLauncher(cmdArgs[0]) {
-		if err := javaRunFlags(fs, *sig != "" || *every > 0); err != nil {
+	java := jvm.IsLauncher(cmdArgs[0])
+	if java {
+		if err := javaRunFlags(fs, *sig != "" || *every > 0, *metricsAt != ""); err != nil {
 			return err
 		}
+	}
+	var maddr string
+	if *metricsAt != "" {
+		var err error
+		if maddr, err = metricsAddr(*metricsAt, *metricsRemote); err != nil {
+			return err
+		}
+	}
+	keep := *out != ""
+	if !keep {
+		// The censuses are only served: a directory of heapscope's own,
+		// each snapshot removed once read, the directory at the end.
+		tmp, err := os.MkdirTemp("", "heapscope-metrics-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		*out = tmp
 	}
 	dir, err := filepath.Abs(*out)
 	if err != nil {
@@ -99,7 +127,13 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	snaps, err := supervisor.Run(supervisor.Options{
+	var served *metricsServe
+	if maddr != "" {
+		if served, err = startMetrics(maddr, *metricsTop, dir, keep, stderr); err != nil {
+			return err
+		}
+	}
+	opt := supervisor.Options{
 		Args: cmdArgs, Dir: dir, AtExit: *atExit, Signal: snapSig, Every: *every, Values: *values,
 		Agent: agent.RunOptions{
 			OutDir: dir, AtExit: *atExit, Signal: *sig, Every: *every,
@@ -107,12 +141,21 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			MaxValueLen: *maxValue, NoCollect: *noCollect, Census: *census, TraceAlloc: int(trace),
 		},
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
-	})
+	}
+	if served != nil && java && *census {
+		opt.JavaCensus = served.javaCensus
+	}
+	snaps, err := supervisor.Run(opt)
+	if served != nil {
+		served.finish()
+	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		return err // the program did not start
 	}
-	fmt.Fprintf(stderr, "heapscope: %d snapshot(s) in %s\n", snaps, dir)
+	if keep {
+		fmt.Fprintf(stderr, "heapscope: %d snapshot(s) in %s\n", snaps, dir)
+	}
 	if ee != nil {
 		// Leave with the program's own status.
 		code := ee.ExitCode()
@@ -155,10 +198,12 @@ func (f *traceAllocFlag) Set(s string) error {
 
 // javaRunFlags refuses the flags that mean nothing for a JVM, and wants
 // jcmd when the snapshots need it.
-func javaRunFlags(fs *flag.FlagSet, needJcmd bool) error {
+func javaRunFlags(fs *flag.FlagSet, needJcmd, metrics bool) error {
 	var bad []string
 	fs.Visit(func(f *flag.Flag) {
 		switch {
+		case f.Name == "census" && metrics:
+			// --census --metrics: class histograms, served
 		case f.Name == "census" || f.Name == "max-value-len" || f.Name == "no-collect" || f.Name == "children" || f.Name == "trace-alloc" && f.Value.String() != "0":
 			bad = append(bad, "--"+f.Name)
 		case f.Name == "values" && f.Value.String() == "false":
@@ -166,7 +211,7 @@ func javaRunFlags(fs *flag.FlagSet, needJcmd bool) error {
 		}
 	})
 	if len(bad) > 0 {
-		return usagef("%s: not for java (the JVM writes its dumps itself, with every value; run follows no child JVM)", strings.Join(bad, ", "))
+		return usagef("%s: not for java (the JVM writes its dumps itself, with every value; run follows no child JVM; a JVM's census is its class histogram, for --metrics)", strings.Join(bad, ", "))
 	}
 	if needJcmd {
 		if _, err := exec.LookPath("jcmd"); err != nil {
