@@ -24,6 +24,14 @@ What is there, and what grew:
 	                            paths that grew; collections whose entry
 	                            count grew in every snapshot
 
+Many processes (the workers of a Dask cluster, the ranks of an MPI job):
+trend and diff take a directory with a directory of snapshots per process
+(DIR/rank-3/0001-PID-REASON.pysnap, as run under mpirun and snapshot
+--dask write them), or one directory per time point with a snapshot per
+process (t1/worker-0.pysnap), and say per type on how many processes it
+grew and by how much on each ("all 4 ranks", "only rank-3"); --at 2,5
+chooses the time points, --per-process adds each process's own report.
+
 Why it stays alive, and what is wasted:
 
 	top SNAPSHOT                leak suspects (what retains over 10% of the
@@ -120,6 +128,14 @@ Taking snapshots:
 	snapshot --node PID -o FILE take a V8 heap snapshot of a running Node
 	                            process (its inspector opens on 127.0.0.1)
 	snapshot --java PID -o FILE take an HPROF dump of a running JVM (jcmd)
+	snapshot --dask ADDRESS -o DIR
+	                            take a snapshot of every worker of a running
+	                            Dask cluster through its own client (the
+	                            agent runs in each worker, as in-process):
+	                            DIR/worker-NAME/NNNN-PID-dask.pysnap, one
+	                            number per capture; a worker that fails is
+	                            named with why, the others are written
+	                            (--dask-python PYTHON: the client's Python)
 	python-path                 print the directory to put on PYTHONPATH
 	                            for 'import heapscope; heapscope.snapshot(path)'
 	run -o DIR [flags] -- CMD   run a Python or Node program with the agent
@@ -138,7 +154,12 @@ Taking snapshots:
 	                            reach the program, which ends its own way
 	                            (a Python program that does not handle
 	                            SIGTERM or SIGHUP takes its at-exit snapshot
-	                            first)
+	                            first); under mpirun or srun each rank writes
+	                            into DIR/rank-N; --metrics 127.0.0.1:9464
+	                            serves the latest census per type for
+	                            Prometheus (a JVM's with --census: its class
+	                            histogram), loopback only unless
+	                            --metrics-allow-remote
 
 About heapscope itself:
 

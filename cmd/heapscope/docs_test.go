@@ -61,7 +61,7 @@ func TestDocCommands(t *testing.T) {
 	if len(files) < 3 {
 		t.Fatalf("docs/ci has %d workflows, want Python, Java and Node", len(files))
 	}
-	files = append(files, "../../README.md", "../../docs/ci.md")
+	files = append(files, "../../README.md", "../../docs/ci.md", "../../docs/fleet.md")
 	checks := 0
 	for _, f := range files {
 		for _, args := range docCommands(t, f) {
