@@ -25,7 +25,9 @@ func TestCheckExitCodes(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"pass", []string{before, before, before}, 0},
+		{"pass", []string{before, "testdata/mid.pysnap", before}, 0}, // what target made is gone by final
+		{"one snapshot thrice", []string{before, before, before}, 2},
+		{"baseline is target", []string{before, before, after}, 2},
 		{"leak", []string{before, after, after}, 1},
 		{"missing config", []string{"--config", filepath.Join(dir, "nope.json"), before, after, after}, 2},
 		{"bad config", []string{"--config", badJSON, before, after, after}, 2},

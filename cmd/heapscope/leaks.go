@@ -30,6 +30,9 @@ func loadThree(cmd string, pos []string, stderr io.Writer, verbose, mixed bool, 
 		gs[i] = g
 		srcs = append(srcs, src)
 	}
+	if err := s.distinctStart(); err != nil {
+		return gs, nil, err
+	}
 	return gs, srcs, s.inOrder()
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,6 +106,29 @@ func (s *series) inOrder() error {
 				s.cmd, strings.Join(timeOrder(s.origins), " "))
 		}
 		last = o
+	}
+	return nil
+}
+
+// distinctStart fails when the first two snapshots of the series are one
+// snapshot (one file, or two copies of a capture: one process and one
+// time): nothing can be new between them, so the three-snapshot rule
+// would find nothing and say so, whatever the program does.
+func (s *series) distinctStart() error {
+	if len(s.origins) < 2 {
+		return nil
+	}
+	a, b := s.origins[0], s.origins[1]
+	same := a.path == b.path
+	if fa, err := os.Stat(a.path); err == nil {
+		if fb, err := os.Stat(b.path); err == nil {
+			same = same || os.SameFile(fa, fb)
+		}
+	}
+	same = same || !a.time.IsZero() && a.time.Equal(b.time) && a.pid == b.pid && a.pid != ""
+	if same {
+		return usagef("%s compares a baseline with a target taken later, but %s and %s are one snapshot: nothing can be new in it; "+
+			"take the target after some work (heapscope %s BASELINE TARGET FINAL)", s.cmd, a.path, b.path, s.cmd)
 	}
 	return nil
 }
