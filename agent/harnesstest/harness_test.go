@@ -13,8 +13,9 @@ import (
 )
 
 // TestPythonHarness runs the leak-check harness on real Python workloads:
-// a leak fails with its path and retained bytes; a bounded cache and a
-// cache that fills once pass.
+// a leak fails with its path and retained bytes, the cause in the first
+// line; a bounded cache, a cache that fills once and an lru_cache still
+// filling up to its maxsize pass, also beside a leak.
 func TestPythonHarness(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("python3"); err != nil {
@@ -38,7 +39,7 @@ func TestPythonHarness(t *testing.T) {
 			got[r.Name] = r.Text
 		}
 	}
-	if want := []string{"leaky", "traced", "bounded", "fill_once", "context"}; !slices.Equal(names, want) {
+	if want := []string{"leaky", "traced", "bounded", "fill_once", "filling", "leaky_filling", "context"}; !slices.Equal(names, want) {
 		t.Fatalf("workloads %v, want %v", names, want)
 	}
 	// With trace_alloc, the failure names the line that made the leak.
@@ -47,7 +48,7 @@ func TestPythonHarness(t *testing.T) {
 	if strings.Contains(got["leaky"], "allocated at") {
 		t.Errorf("an untraced leak names allocation sites:\n%s", got["leaky"])
 	}
-	for _, name := range []string{"leaky", "traced", "context"} {
+	for _, name := range []string{"leaky", "traced", "context", "leaky_filling"} {
 		text, ok := got[name]
 		if !ok {
 			t.Errorf("%s: no leak reported", name)
@@ -55,8 +56,15 @@ func TestPythonHarness(t *testing.T) {
 		}
 		wantAll(t, name+"'s failure", text, "40 __main__.Session in dict at module __main__.registry",
 			"module __main__ -> .registry dict -> [*] __main__.Session", "retaining")
+		// The cause first, in one line; one cause, the lru_cache filling
+		// beside it is none.
+		first, _, _ := strings.Cut(text, "\n")
+		if !strings.HasPrefix(first, "leak: 40 __main__.Session in dict at module __main__.registry, retaining") ||
+			!strings.Contains(text, "\n1 cause of leaks:") {
+			t.Errorf("%s's failure does not say its one cause first:\n%s", name, text)
+		}
 	}
-	for _, name := range []string{"bounded", "fill_once"} {
+	for _, name := range []string{"bounded", "fill_once", "filling"} {
 		if text, ok := got[name]; ok {
 			t.Errorf("%s: reported as a leak:\n%s", name, text)
 		}

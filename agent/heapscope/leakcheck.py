@@ -112,7 +112,15 @@ class LeakReport:
         if self.ok:
             lines.append("no leak")
         else:
-            lines.append("%d leak%s:" % (len(self.leaks), "" if len(self.leaks) == 1 else "s"))
+            # The cause first, in one line: what leaks where, and what
+            # holds it; then every cause in detail.
+            first = self.leaks[0]
+            head = "leak: %s, retaining %s; %s" % (first.get("text") or first.get("type"),
+                                                  human_bytes(first.get("retained_bytes", 0)), first.get("held_by", ""))
+            if len(self.leaks) > 1:
+                head += " (and %d more cause%s below)" % (len(self.leaks) - 1, "" if len(self.leaks) == 2 else "s")
+            lines.append(head)
+            lines.append("%d cause%s of leaks:" % (len(self.leaks), "" if len(self.leaks) == 1 else "s"))
             for f in self.leaks:
                 lines.extend(_finding_lines(f, self.runs))
         lines.extend(self.set_aside_lines())
@@ -155,11 +163,17 @@ def _finding_lines(f, runs):
     allocated."""
     what = f.get("text") or "%s x %d" % (f.get("type"), f.get("count", 0))
     lines = ["  %s, retaining %s" % (what, human_bytes(f.get("retained_bytes", 0))),
-             "    held by %s" % f.get("path")]
-    counts = f.get("counts")
+             "    %s" % (f.get("held_by") or "held by %s" % f.get("path"))]
+    counts = (f.get("gains") or {}).get("counts")
     if counts:
         after = " after %s runs" % _and(runs) if len(runs) == len(counts) else ""
         lines.append("    objects on that path%s: %s" % (after, " -> ".join(str(c) for c in counts)))
+    parts = f.get("parts") or []
+    if len(parts) > 1:
+        for p in parts[:8]:
+            lines.append("    part: %s, held by %s" % (p.get("text"), p.get("path")))
+        if len(parts) > 8:
+            lines.append("    and %d more parts" % (len(parts) - 8))
     alloc = f.get("allocated")
     if isinstance(alloc, dict):
         label = "    allocated at "

@@ -1,7 +1,9 @@
-"""Uses heapscope's leak-check harness on three workloads: one that leaks
+"""Uses heapscope's leak-check harness on workloads: one that leaks
 (also with its allocations traced), one with a bounded cache, one with a
-cache that fills once. Prints one JSON line per workload: whether a
-LeakError was raised, and its text."""
+cache that fills once, one with an lru_cache still filling up to its
+maxsize, and one that leaks while it fills that cache. Prints one JSON
+line per workload: whether a LeakError was raised, and its text."""
+import functools
 import json
 import sys
 from collections import OrderedDict
@@ -38,6 +40,24 @@ def fill_once():
         filled[len(filled)] = Session(len(filled))
 
 
+@functools.lru_cache(maxsize=1000)
+def render(n):
+    return Session(n)
+
+
+calls = [0]
+
+
+def filling():
+    calls[0] += 1
+    render(calls[0])
+
+
+def leaky_filling():
+    leaky()
+    filling()
+
+
 def report(name, fn, **kw):
     try:
         assert_no_leaks(fn, **kw)
@@ -50,6 +70,8 @@ report("leaky", leaky, iterations=40, warmup=2)
 report("traced", leaky, iterations=40, warmup=2, trace_alloc=2)
 report("bounded", bounded, iterations=40, warmup=2)
 report("fill_once", fill_once, iterations=40, warmup=2)
+report("filling", filling, iterations=40, warmup=2)
+report("leaky_filling", leaky_filling, iterations=40, warmup=2)
 
 # The context-manager form.
 try:
