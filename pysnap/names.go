@@ -11,6 +11,13 @@ import "github.com/heapscope/heapscope/heap"
 //	function app.views.index  a function: its __qualname__ after its
 //	                          __module__
 //	module app.views          a module: the __name__ its namespace holds
+//	function app.load (lru_cache)
+//	                          a functools.lru_cache wrapper: the
+//	                          __qualname__ and __module__ its __dict__
+//	                          holds (update_wrapper copies them from the
+//	                          function it wraps); its references have no
+//	                          names on some Pythons, so the dict is the
+//	                          one that holds them
 //
 // These names are strings of the program's, so a snapshot written with
 // values=False has none, and each is cut where the snapshot cut its
@@ -26,11 +33,14 @@ const (
 	nkMRO
 	nkAttrModule // ".__module__": a namespace's entry
 	nkAttrName   // ".__name__"
+	nkAttrQual   // ".__qualname__"
 )
 
 var nameKinds = map[string]uint8{
 	"__qualname__": nkQualname, "__name__": nkName, "__module__": nkModule, "__dict__": nkDict,
-	"__mro__": nkMRO, ".__module__": nkAttrModule, ".__name__": nkAttrName,
+	"__mro__": nkMRO, ".__module__": nkAttrModule, ".__name__": nkAttrName, ".__qualname__": nkAttrQual,
+	// A wrapper's __dict__ that the agent did not know for a namespace.
+	"['__qualname__']": nkAttrQual, "['__module__']": nkAttrModule,
 }
 
 // namer names Python classes, functions and modules (see above).
@@ -74,6 +84,15 @@ func (n *namer) name(g *heap.Graph, id heap.ObjectID) (string, bool) {
 	case typ == "function":
 		if qual != "" {
 			return "function " + qualified(mod, qual), true
+		}
+	case typ == "functools._lru_cache_wrapper":
+		for _, e := range g.Edges(id) {
+			if e.Label.Kind() == heap.Weak || g.TypeName(g.Type(e.To)) != "dict" {
+				continue
+			}
+			if q := n.attr(g, e.To, nkAttrQual); q != "" {
+				return "function " + qualified(n.attr(g, e.To, nkAttrModule), q) + " (lru_cache)", true
+			}
 		}
 	case class:
 		if qual == "" {
