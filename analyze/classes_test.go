@@ -278,22 +278,24 @@ func TestLeaksFoldInstances(t *testing.T) {
 	rep := Leaks(base, g, g, LeakOptions{Noise: []NoiseRule{}})
 	var inst, classes int
 	for _, f := range rep.Findings {
-		switch {
-		case f.Type == "f_*":
-			inst++
-			if f.Types != n || f.Count != n {
-				t.Errorf("finding %+v, want %d instances of %d types", f, n, n)
-			}
-		case strings.HasPrefix(f.Type, "f_"):
-			t.Errorf("finding of one type: %+v", f)
-		case f.Type == "type" && f.Classes == "f_*":
-			classes++
-			if f.Count != n {
-				t.Errorf("finding %+v, want %d classes", f, n)
+		for _, p := range f.Parts {
+			switch {
+			case p.Type == "f_*":
+				inst++
+				if p.Types != n || p.Count != n {
+					t.Errorf("part %+v, want %d instances of %d types", p, n, n)
+				}
+			case strings.HasPrefix(p.Type, "f_"):
+				t.Errorf("part of one type: %+v", p)
+			case p.Type == "type" && p.Classes == "f_*":
+				classes++
+				if p.Count != n {
+					t.Errorf("part %+v, want %d classes", p, n)
+				}
 			}
 		}
 	}
 	if inst != 1 || classes != 1 {
-		t.Errorf("%d findings of instances and %d of classes, want 1 and 1: %+v", inst, classes, rep.Findings)
+		t.Errorf("%d parts of instances and %d of classes, want 1 and 1: %+v", inst, classes, rep.Findings)
 	}
 }

@@ -130,7 +130,7 @@ func Where(grp PathGroup) string {
 			return s.Name // a Java class: "class app.Cache"
 		case j == 0 && grp.RootName != "" && grp.RootName != NativeRootName && grp.RootKind.String() == s.Type:
 			return grp.RootKind.String() + " " + grp.RootName // "module app"
-		case s.Edge == "" || s.Edge == "[*]" || s.Type == s.Edge+" (closure)":
+		case s.Edge == "" || s.Edge == "[*]" || strings.HasSuffix(s.Type, " (closure)"):
 			return s.Type
 		}
 		return s.Type + " " + s.Edge

@@ -51,7 +51,7 @@ func TestLeaksPreferElements(t *testing.T) {
 	rep := analyze.Leaks(base, target, final, analyze.LeakOptions{})
 	var got []string
 	for _, f := range rep.Findings {
-		got = append(got, fmt.Sprintf("%s x%d %s", f.Type, f.Count, f.Where))
+		got = append(got, fmt.Sprintf("%s x%d %s", what(f), f.Count, f.Place.Where))
 	}
 	want := []string{
 		"onConfigChange (closure) x8 in Array change of Object _events",

@@ -24,44 +24,6 @@ type LeakOptions struct {
 	Scaling bool
 }
 
-// LeakFinding is one group of leaked objects: those one kind of path
-// holds (see [MergePaths]).
-type LeakFinding struct {
-	Type string `json:"type"` // the type of the leaked objects
-	// Where names where they sit, in the program's words (see [Where]).
-	Where string `json:"where,omitempty"`
-	PathGroup
-	// Bytes is the shallow size of the group's objects.
-	Bytes uint64 `json:"bytes"`
-	// Growth is how many objects the group gained from baseline to final
-	// when identities could not be compared (IdentityNone); 0 otherwise.
-	Growth int `json:"growth,omitempty"`
-	// Noise names the catalogue rule the finding matches, when KeepNoise.
-	Noise string `json:"noise,omitempty"`
-	// Counts is how many objects of the finding's type its path held in
-	// baseline, target and final; set when Scaling.
-	Counts []int `json:"counts,omitempty"`
-	// Element is the type of what the leaked objects hold when they are
-	// a container's entries (the values of HashMap$Nodes), the objects
-	// the program put in; "" when they are no entries.
-	Element string `json:"element,omitempty"`
-	// Holder is the index in Sample.Steps of the container that holds
-	// the leaked objects (the HashMap whose table holds the nodes), -1
-	// when the path shows none.
-	Holder int `json:"holder"`
-	// Classes, when the leaked objects are classes, names their family
-	// (see [TypeDelta]): the classes of one factory are a finding of
-	// their own, apart from another factory's that the same path holds.
-	Classes string `json:"classes,omitempty"`
-	// Types, when not 0, is how many types the finding sums: the
-	// instances of the classes of one large family (a type per class, as
-	// a factory makes them), whose names' pattern is Type.
-	Types int `json:"types,omitempty"`
-	// Detached: the finding's objects are detached DOM nodes, or hold
-	// some (its sample does; see [HoldsDetached]).
-	Detached bool `json:"detached,omitempty"`
-}
-
 // LeakReport is the verdict of the three-snapshot rule.
 type LeakReport struct {
 	Runtime string       `json:"runtime"`
@@ -74,35 +36,42 @@ type LeakReport struct {
 	New         int    `json:"new"`
 	Leaked      int    `json:"leaked"`
 	LeakedBytes uint64 `json:"leaked_bytes"`
-	// Findings groups the leaked objects by the path that holds them,
-	// biggest retained size first.
+	// Findings are the causes: one per place where leaked objects
+	// accumulate, what grows first (see [Verdict]), then by retained
+	// size.
 	Findings []LeakFinding `json:"findings"`
 	// Held counts the leaked objects that other leaked objects dominate:
-	// they are in the findings' retained sizes, not findings themselves.
+	// they are in the findings' retained sizes, not parts themselves.
 	Held int `json:"held"`
 	// Unreached counts leaked objects that no root reaches.
 	Unreached int `json:"unreached"`
 	// NotScaling counts the findings set aside because their growth did
 	// not keep up with the work (see LeakOptions.Scaling).
 	NotScaling int `json:"not_scaling,omitempty"`
-	// Suppressed counts the findings (and their objects) set aside as
-	// known noise.
+	// Suppressed counts the parts of findings (and their objects) set
+	// aside as known noise.
 	Suppressed        int `json:"suppressed"`
 	SuppressedObjects int `json:"suppressed_objects"`
 }
 
 // Leaks applies the three-snapshot rule (as memlab does for the web):
 // the objects created between baseline and target that are still alive in
-// final are leak candidates. They are grouped by the shape of the path that
-// holds them in final, so ten thousand leaked objects are one finding,
-// ranked by the memory they retain. A leaked container is reported by
-// the leaked elements it holds, not as one object that dominates them
-// (see preferElements): "Session x 1,000", not "(array) x 1". Snapshots must come from one process,
-// taken in that order.
+// final are leak candidates. Those no other leaked object dominates are
+// grouped by the shape of the path that holds them in final (see
+// [MergePaths]) into parts, and the parts into findings by the place
+// where the program keeps them (see [LeakFinding]), so ten thousand
+// leaked objects, and the keys, values and table of one leaked map, are
+// one finding. A leaked container is reported by the leaked elements it
+// holds, not as one object that dominates them (see preferElements):
+// "Session x 1,000", not "(array) x 1". Each finding says how its place
+// grew in each interval, what limit the snapshots show on it (see
+// [Bound]) and every independent holder of its objects (see [Holder]);
+// findings that grow come first (see [Verdict]). Snapshots must come
+// from one process, taken in that order.
 //
 // When the runtime's object identities cannot be compared (HPROF, where
 // addresses move), Leaks falls back to growth per type and path signature:
-// a group is a finding when it grew from baseline to target and did not
+// a group is a part when it grew from baseline to target and did not
 // shrink back by final; Mode says so.
 func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	rules := opt.Noise
@@ -121,86 +90,269 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	}
 	fin := pathsOf(final)
 	tree := fin.t
-	hold := newHolders(final)
-	owns := func(entry, v heap.ObjectID) bool { return tree.Idom(v) == entry }
-
+	fresh := newBitset(final.NumObjects())
 	var groups []famGroup
-	growth := map[int]int{}
+	var counts [][3]int // per group, without identities: its objects in each snapshot
+	var later, groupedObjs []heap.ObjectID
 	if rep.Mode == IdentityNone {
-		groups, growth = growthGroups(baseline, target, final, pathsOf, &rep)
+		var kept []heap.ObjectID
+		groups, counts, kept = growthGroups(baseline, target, final, pathsOf, &rep)
+		groupedObjs = kept
+		for _, id := range kept {
+			fresh.set(uint32(id))
+		}
 	} else {
-		leaked := survivors(baseline, target, final, rep.Mode, &rep)
+		leaked, made := survivors(baseline, target, final, rep.Mode, &rep)
+		for _, id := range leaked {
+			fresh.set(uint32(id))
+		}
+		for _, id := range made {
+			fresh.set(uint32(id))
+		}
 		// Group only the leaked objects no other leaked object dominates:
-		// the rest are part of their retained sizes, not findings of
-		// their own.
+		// the rest are part of their retained sizes, not parts of their
+		// own.
 		top := withChained(tree, leaked)
 		top = preferElements(tree, leaked, top)
 		rep.Held = len(leaked) - len(top)
 		// Where the leaked objects were allocated: as final says, or else
 		// as target, which had them too, does.
 		groups, rep.Unreached = fin.mergeSites(top, target)
+		groupedObjs = top
+		// What the places gained from target to final, counted alike.
+		later = preferElements(tree, made, withChained(tree, made))
 	}
-	var counts [2]map[string]int
-	finCounts := map[string]map[string]int{}
-	if opt.Scaling {
-		counts = signatureCounts(baseline, target, groups, pathsOf)
+	members := fin.members(groups, groupedObjs)
+	if opt.Scaling && rep.Mode != IdentityNone {
+		sc := signatureCounts(baseline, target, groups, pathsOf)
+		finCounts := map[string]map[string]int{}
+		counts = make([][3]int, len(groups))
+		for i, fg := range groups {
+			k := fg.key()
+			counts[i] = [3]int{sc[0][k], sc[1][k], countSignature(fin, fg, finCounts)}
+		}
 	}
-	// Findings that match a rule are set aside; so are those held
-	// through a group that an Owner rule set aside.
-	var kept, owned []LeakFinding
+
+	// Parts, set aside when they match a noise rule, or are held
+	// through a part that an Owner rule set aside; then findings, by
+	// the place of each part's sample.
+	hold := newContainerIndex(final)
+	owns := func(entry, v heap.ObjectID) bool { return tree.Idom(v) == entry }
+	parts := make([]LeakPart, len(groups))
+	noise := make([]string, len(groups))
+	var owned []PathGroup
+	var ownedRule []string
 	for i, fg := range groups {
 		grp := fg.PathGroup
-		f := LeakFinding{PathGroup: grp, Growth: growth[i], Classes: fin.c.label(fg.fam), Types: fg.types}
-		if opt.Scaling {
-			k := fg.key()
-			a, b := counts[0][k], counts[1][k]
-			c := grp.Count
-			if rep.Mode != IdentityNone {
-				// grp counts only the leaked objects; count the path's
-				// objects in final as in the others.
-				c = countSignature(fin, fg, finCounts)
+		p := LeakPart{PathGroup: grp, Classes: fin.c.label(fg.fam), Types: fg.types}
+		if n := len(grp.Signature); n > 0 {
+			p.Type = grp.Signature[n-1].Type
+		}
+		if _, el := hold.holding(grp.Sample.Steps, owns); el != heap.None {
+			if n := len(grp.Sample.Steps); n > 0 && el != grp.Sample.Steps[n-1].Object {
+				p.Element = final.TypeName(final.Type(el))
 			}
-			f.Counts = []int{a, b, c}
-			if !(b > a && c > b && 2*(c-b) >= b-a) {
-				rep.NotScaling++
+		}
+		if n := len(grp.Sample.Steps); n > 0 && rep.Runtime == "v8" {
+			p.Detached = HoldsDetached(final, grp.Sample.Steps[n-1].Object)
+		}
+		parts[i] = p
+		if r := MatchNoise(rules, rep.Runtime, grp); r != nil {
+			noise[i] = r.Name
+			if r.Owner != "" {
+				owned = append(owned, grp)
+				ownedRule = append(ownedRule, r.Name)
+			}
+		}
+	}
+	for i := range groups {
+		if noise[i] == "" {
+			noise[i] = heldBySetAside(owned, ownedRule, groups[i].PathGroup)
+		}
+	}
+	ci := newCauseIndex(final, fin.r, fresh)
+	var causes []*cause
+	byKey := map[string]*cause{}
+	for i, fg := range groups {
+		if noise[i] != "" {
+			rep.Suppressed++
+			rep.SuppressedObjects += fg.Count
+			if !opt.KeepNoise {
 				continue
 			}
 		}
-		if n := len(grp.Signature); n > 0 {
-			f.Type = grp.Signature[n-1].Type
+		pk := ci.of(sampleTarget(fg.PathGroup))
+		key := pk.key + "\x00" + noise[i]
+		c := byKey[key]
+		if c == nil {
+			c = &cause{key: pk.key, place: pk.place, edge: pk.edge, at: pk.at, noise: noise[i]}
+			byKey[key] = c
+			causes = append(causes, c)
 		}
-		var el heap.ObjectID
-		f.Holder, el = hold.holding(grp.Sample.Steps, owns)
-		if n := len(grp.Sample.Steps); n > 0 && el != heap.None && el != grp.Sample.Steps[n-1].Object {
-			f.Element = final.TypeName(final.Type(el))
-		}
-		f.Where = Where(grp)
-		f.Bytes = grp.Shallow
-		if n := len(grp.Sample.Steps); n > 0 && rep.Runtime == "v8" {
-			f.Detached = HoldsDetached(final, grp.Sample.Steps[n-1].Object)
-		}
-		if r := MatchNoise(rules, rep.Runtime, grp); r != nil {
-			f.Noise = r.Name
-			if r.Owner != "" {
-				owned = append(owned, f)
-			}
-		}
-		kept = append(kept, f)
+		c.parts = append(c.parts, i)
 	}
-	for _, f := range kept {
-		if f.Noise == "" {
-			f.Noise = heldBySetAside(owned, f.PathGroup)
+	// What each place gained from target to final.
+	gained := map[string]map[string]int{} // place -> type -> objects
+
+	for _, x := range later {
+		if fin.r.Reached(x) {
+			k := ci.of(x).key
+			if gained[k] == nil {
+				gained[k] = map[string]int{}
+			}
+			gained[k][final.TypeName(final.Type(x))]++
 		}
-		if f.Noise != "" {
-			rep.Suppressed++
-			rep.SuppressedObjects += f.Count
-			if !opt.KeepNoise {
+	}
+
+	clean := shortestPaths(final, PathOptions{ExtraRoots: tree.ExtraRoots()}, fresh)
+	ct := newContainerIndex(target)
+	for _, c := range causes {
+		f := LeakFinding{Noise: c.noise, key: c.key}
+		// Parts biggest first; the counts are the biggest part's (a
+		// Map's values rather than its keys, which may be shared
+		// immutable objects other paths hold too).
+		slices.SortStableFunc(c.parts, func(a, b int) int {
+			if c := cmp.Compare(parts[b].Retained, parts[a].Retained); c != 0 {
+				return c
+			}
+			return cmp.Compare(parts[b].Count, parts[a].Count)
+		})
+		var sum [3]int
+		if counts != nil {
+			sum = counts[c.parts[0]]
+		}
+		for _, i := range c.parts {
+			p := parts[i]
+			f.Parts = append(f.Parts, p)
+			f.Count += p.Count
+			f.Shallow += p.Shallow
+			f.Retained += p.Retained
+		}
+		f.groups = c.parts
+		if counts != nil {
+			f.Gains.Counts = sum[:]
+		}
+		if rep.Mode == IdentityNone {
+			f.Gains.New = [2]int{sum[1] - sum[0], sum[2] - sum[1]}
+		} else {
+			// The objects of the biggest part's type: what the finding
+			// mostly is (a Map's values, not its keys).
+			main := f.Parts[0].Type
+			n := 0
+			for _, p := range f.Parts {
+				if p.Type == main {
+					n += p.Count
+				}
+			}
+			f.Gains.New = [2]int{n, gained[c.key][main]}
+		}
+		f.Place = placeOf(final, fin.r, clean, c, f.Parts[0])
+		f.Bound = lruBound(final, c.place)
+		if f.Bound == nil && rep.Mode != IdentityNone {
+			f.Bound = evictions(target, final, ct, hold, c.place, partTypes(f.Parts))
+		}
+		f.Verdict = verdictOf(f.Gains, f.Bound)
+		if opt.Scaling {
+			a, b, cc := sum[0], sum[1], sum[2]
+			if !(b > a && cc > b && 2*(cc-b) >= b-a) || f.Verdict == Bounded {
+				rep.NotScaling++
 				continue
 			}
 		}
 		rep.Findings = append(rep.Findings, f)
 	}
+	rankFindings(rep.Findings)
+	findHolders(&rep, fin, clean, fresh, members, ci)
 	return rep
+}
+
+// sampleTarget is the object a group's sample path leads to.
+func sampleTarget(grp PathGroup) heap.ObjectID {
+	if n := len(grp.Sample.Steps); n > 0 {
+		return grp.Sample.Steps[n-1].Object
+	}
+	return heap.None
+}
+
+// partTypes returns the types of a finding's parts.
+func partTypes(ps []LeakPart) map[string]bool {
+	m := map[string]bool{}
+	for _, p := range ps {
+		m[p.Type] = true
+		if p.Element != "" {
+			m[p.Element] = true
+		}
+	}
+	return m
+}
+
+// placeOf describes cause c's place: the path to its object (a clean
+// one, through no fresh object, when there is one) and where it is in
+// the program's words, from that path and the biggest part's type.
+func placeOf(g *heap.Graph, r, clean *Retainers, c *cause, biggest LeakPart) Place {
+	pl := Place{Edge: c.edge}
+	at := c.place
+	paths := clean
+	if at == heap.None {
+		at, paths = c.at, r
+	} else if !clean.Reached(at) {
+		paths = r
+	}
+	pl.Path, _ = paths.Path(at)
+	sig, kind, root := paths.signature(at)
+	if c.place == heap.None {
+		return pl
+	}
+	edge := c.edge
+	if edge == "" {
+		edge = "[*]"
+	}
+	sig = slices.Clone(sig)
+	if name, ok := g.Name(at); ok && len(sig) >= 1 {
+		sig[len(sig)-1].Name = name
+	}
+	// A field that holds a container of the objects: where the
+	// container is ("in Array change of Object _events").
+	if c.at != heap.None && c.at != sampleTarget(biggest.PathGroup) {
+		sig = append(sig, SigStep{Type: g.TypeName(g.Type(c.at)), Edge: edge})
+		edge = "[*]"
+	}
+	sig = append(sig, SigStep{Type: biggest.Type, Edge: edge})
+	pl.Where = Where(PathGroup{RootKind: kind, RootName: root, Signature: sig})
+	return pl
+}
+
+// findHolders sets the holders of rep's findings: each finding's
+// members are the leaked objects of its parts (those no other leaked
+// object dominates); a fresh object no member dominates holds members
+// at its place (see causeIndex) or at another finding's.
+func findHolders(rep *LeakReport, fin snapshotPaths, clean *Retainers, fresh bitset, members [][]heap.ObjectID, ci *causeIndex) {
+	if len(rep.Findings) == 0 {
+		return
+	}
+	sets := make([][]heap.ObjectID, len(rep.Findings))
+	atPlace := map[string]int{}
+	for fi, f := range rep.Findings {
+		for _, i := range f.groups {
+			sets[fi] = append(sets[fi], members[i]...)
+		}
+		if _, dup := atPlace[f.key]; !dup {
+			atPlace[f.key] = fi
+		}
+	}
+	hf := newHolderFinder(fin.t, fin.r, clean, fresh, sets)
+	hf.placeOf = func(x heap.ObjectID) int {
+		if !fin.r.Reached(x) {
+			return -1
+		}
+		if fi, ok := atPlace[ci.of(x).key]; ok {
+			return fi
+		}
+		return -1
+	}
+	for fi := range rep.Findings {
+		rep.Findings[fi].Holders = hf.holders(fi, sets[fi])
+	}
 }
 
 // withChained returns the members of set that no other member dominates
@@ -237,22 +389,24 @@ func withChained(t *DomTree, set []heap.ObjectID) []heap.ObjectID {
 }
 
 // heldBySetAside returns the noise rule of the group in owned (groups
-// set aside by an Owner rule) whose path grp's path extends, or "": what
-// objects of the machinery hold is the machinery's too (the attribute
-// values of the log records pytest keeps).
-func heldBySetAside(owned []LeakFinding, grp PathGroup) string {
-	for _, h := range owned {
+// set aside by an Owner rule, whose rules are rule) whose path grp's
+// path extends, or "": what objects of the machinery hold is the
+// machinery's too (the attribute values of the log records pytest
+// keeps).
+func heldBySetAside(owned []PathGroup, rule []string, grp PathGroup) string {
+	for i, h := range owned {
 		if h.RootKind == grp.RootKind && h.RootName == grp.RootName && len(h.Signature) < len(grp.Signature) &&
 			slices.EqualFunc(h.Signature, grp.Signature[:len(h.Signature)], func(a, b SigStep) bool { return a.Type == b.Type && a.Edge == b.Edge }) {
-			return h.Noise
+			return rule[i]
 		}
 	}
 	return ""
 }
 
 // survivors returns the objects of final that are new in target (absent
-// from baseline) and still alive in final.
-func survivors(baseline, target, final *heap.Graph, mode IdentityMode, rep *LeakReport) []heap.ObjectID {
+// from baseline) and still alive in final (the leaked ones), and those
+// that target does not have (made since).
+func survivors(baseline, target, final *heap.Graph, mode IdentityMode, rep *LeakReport) (leaked, made []heap.ObjectID) {
 	old := NewMatcher(baseline, mode, nil).Matches(target)
 	for _, o := range old {
 		if !o {
@@ -260,7 +414,6 @@ func survivors(baseline, target, final *heap.Graph, mode IdentityMode, rep *Leak
 		}
 	}
 	alive := NewMatcher(target, mode, func(id heap.ObjectID) bool { return !old[id] }).Matches(final)
-	var leaked []heap.ObjectID
 	for id, a := range alive {
 		if a {
 			leaked = append(leaked, heap.ObjectID(id))
@@ -268,7 +421,13 @@ func survivors(baseline, target, final *heap.Graph, mode IdentityMode, rep *Leak
 		}
 	}
 	rep.Leaked = len(leaked)
-	return leaked
+	existed := NewMatcher(target, mode, nil).Matches(final)
+	for id, e := range existed {
+		if !e && !alive[id] {
+			made = append(made, heap.ObjectID(id))
+		}
+	}
+	return leaked, made
 }
 
 // famGroup is a path group of the objects of one class family (see
@@ -305,9 +464,10 @@ func signatureKey(grp PathGroup) string {
 // growthGroups is the fallback without identities: for every type whose
 // count grew from baseline to target and did not fall back by final, it
 // groups the type's objects by path in each snapshot and keeps the groups
-// that grew and stayed. growth maps an index of the returned groups to its
-// growth from baseline to final.
-func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph) snapshotPaths, rep *LeakReport) ([]famGroup, map[int]int) {
+// that grew and stayed. It returns the groups, how many objects each
+// group's path held in baseline, target and final, and the objects of
+// final those paths hold (the leaked ones).
+func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph) snapshotPaths, rep *LeakReport) ([]famGroup, [][3]int, []heap.ObjectID) {
 	fin := pathsOf(final)
 	paths, tree := fin.r, fin.t
 	cb, ct, cf := typeCounts(baseline), typeCounts(target), typeCounts(final)
@@ -364,12 +524,12 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 	top = preferElements(tree, kept, top)
 	rep.Held = len(kept) - len(top)
 	groups, _ := fin.merge(top)
-	growth := map[int]int{}
+	per := make([][3]int, len(groups))
 	for i, grp := range groups {
 		k := grp.key()
-		growth[i] = cfin[k] - gb[k]
+		per[i] = [3]int{gb[k], gt[k], cfin[k]}
 	}
-	return groups, growth
+	return groups, per, kept
 }
 
 func typeCounts(g *heap.Graph) map[string]int {
@@ -474,6 +634,26 @@ func (sp snapshotPaths) merge(objs []heap.ObjectID) (groups []famGroup, unreache
 // taken from alt (see siteTally).
 func (sp snapshotPaths) mergeSites(objs []heap.ObjectID, alt *heap.Graph) (groups []famGroup, unreached int) {
 	return sp.group(objs, func(objs []heap.ObjectID) ([]PathGroup, int) { return mergePaths(sp.r, sp.t, objs, alt) })
+}
+
+// members returns, for each of groups (made by merge from objects that
+// t's reachable objects include), its objects: those whose key (see
+// famGroup.key) is the group's.
+func (sp snapshotPaths) members(groups []famGroup, objs []heap.ObjectID) [][]heap.ObjectID {
+	at := make(map[string]int, len(groups))
+	for i, fg := range groups {
+		at[fg.key()] = i
+	}
+	out := make([][]heap.ObjectID, len(groups))
+	for _, id := range objs {
+		if !sp.r.Reached(id) {
+			continue
+		}
+		if i, ok := at[sp.objectKey(id)]; ok {
+			out[i] = append(out[i], id)
+		}
+	}
+	return out
 }
 
 // count adds to m the number of objects of objs in each group (by

@@ -42,6 +42,18 @@ func leakHeap(t *testing.T, round int, runtime string) *heap.Graph {
 	return heaptest.MustParse(t, b.String())
 }
 
+// what names what a finding mostly is: its biggest part's elements, or
+// type.
+func what(f analyze.LeakFinding) string {
+	if len(f.Parts) == 0 {
+		return ""
+	}
+	if p := f.Parts[0]; p.Element != "" {
+		return p.Element
+	}
+	return f.Parts[0].Type
+}
+
 func TestLeaksThreeSnapshots(t *testing.T) {
 	// Baseline after round 0; the re cache fills in round 1; target after
 	// round 2; final after round 4.
@@ -52,11 +64,12 @@ func TestLeaksThreeSnapshots(t *testing.T) {
 	}
 	var got []string
 	for _, f := range rep.Findings {
-		got = append(got, fmt.Sprintf("%s x%d retained %d", f.Type, f.Count, f.Retained))
+		got = append(got, fmt.Sprintf("%s x%d retained %d %s", what(f), f.Count, f.Retained, f.Verdict))
 	}
 	// item0, item1 and their buffers are new in target and alive in final.
 	// The items dominate their buffers: one finding, which retains both.
-	want := "app.Item x2 retained 2112"
+	// The cache gained two items from target to final too: it grows.
+	want := "app.Item x2 retained 2112 grows"
 	if strings.Join(got, "|") != want {
 		t.Errorf("findings = %q, want %q", strings.Join(got, "|"), want)
 	}
@@ -88,11 +101,12 @@ func TestLeaksWithoutIdentity(t *testing.T) {
 	}
 	var got []string
 	for _, f := range rep.Findings {
-		got = append(got, fmt.Sprintf("%s x%d +%d", f.Type, f.Count, f.Growth))
+		got = append(got, fmt.Sprintf("%s x%d %v %s", what(f), f.Count, f.Gains.Counts, f.Verdict))
 	}
 	// Python's noise catalogue does not apply to a Java heap: the pattern
-	// stays. The buffers are in the items' retained sizes.
-	want := "app.Item x4 +4|re.Pattern x1 +1"
+	// stays, after the items, for it stopped growing. The buffers are in
+	// the items' retained sizes.
+	want := "app.Item x4 [0 2 4] grows|re.Pattern x1 [0 1 1] stopped"
 	if strings.Join(got, "|") != want {
 		t.Errorf("findings = %q, want %q", strings.Join(got, "|"), want)
 	}
@@ -160,7 +174,7 @@ func TestLeaksScaling(t *testing.T) {
 	types := func(rep analyze.LeakReport) string {
 		var s []string
 		for _, f := range rep.Findings {
-			s = append(s, fmt.Sprintf("%s%v", f.Type, f.Counts))
+			s = append(s, fmt.Sprintf("%s%v", what(f), f.Gains.Counts))
 		}
 		return strings.Join(s, "|")
 	}
@@ -174,6 +188,11 @@ func TestLeaksScaling(t *testing.T) {
 	}
 	if scaled.NotScaling != 1 {
 		t.Errorf("NotScaling = %d, want 1", scaled.NotScaling)
+	}
+	// The lru dropped e0 and e1 from target to final: it is bounded,
+	// and ranks after the cache that grows.
+	if n := len(plain.Findings); n != 2 || plain.Findings[1].Verdict != analyze.Bounded || plain.Findings[1].Bound.Evicted != 2 {
+		t.Errorf("plain findings %+v, want the lru second, bounded, 2 entries evicted", plain.Findings)
 	}
 }
 
@@ -210,12 +229,13 @@ func TestLeaksJavaMapEntries(t *testing.T) {
 		t.Fatalf("mode %s, findings %+v; want one finding without identities", rep.Mode, rep.Findings)
 	}
 	f := rep.Findings[0]
-	if f.Type != "java.util.HashMap$Node" || f.Element != "app.Session" || f.Count != 30 || f.Growth != 20 {
-		t.Errorf("finding %s (element %s) x%d, grew by %d; want 30 java.util.HashMap$Node holding app.Session, grew by 20",
-			f.Type, f.Element, f.Count, f.Growth)
+	p := f.Parts[0]
+	if len(f.Parts) != 1 || p.Type != "java.util.HashMap$Node" || p.Element != "app.Session" || f.Count != 30 || f.Gains.New != [2]int{10, 10} {
+		t.Errorf("finding %+v; want 30 java.util.HashMap$Node holding app.Session, grown by 10 and 10", f)
 	}
-	if f.Holder < 0 || f.Sample.Steps[f.Holder].Type != "java.util.HashMap" || f.Sample.Steps[f.Holder-1].Name != "class app.Cache" {
-		t.Errorf("holder %d in %+v, want the HashMap held by class app.Cache", f.Holder, f.Sample.Steps)
+	steps := f.Place.Path.Steps
+	if n := len(steps); n < 2 || steps[n-1].Type != "java.util.HashMap" || steps[n-2].Name != "class app.Cache" {
+		t.Errorf("place %+v, want the HashMap held by class app.Cache", steps)
 	}
 	if want := uint64(30 * (32 + 24 + 40)); f.Retained != want {
 		t.Errorf("retained %d, want %d (every node with its key and value, once)", f.Retained, want)
@@ -249,7 +269,7 @@ func TestBlinkNoise(t *testing.T) {
 	rep := analyze.Leaks(snap(1), snap(4), snap(8), analyze.LeakOptions{})
 	var got []string
 	for _, f := range rep.Findings {
-		got = append(got, fmt.Sprintf("%s x%d", f.Type, f.Count))
+		got = append(got, fmt.Sprintf("%s x%d", what(f), f.Count))
 	}
 	if strings.Join(got, "|") != "Detached <li> x3" || rep.Suppressed != 1 {
 		t.Errorf("findings %v, %d suppressed; want Detached <li> x3 and the style engine's set aside", got, rep.Suppressed)
@@ -272,7 +292,7 @@ func TestV8ReusedIDs(t *testing.T) {
 	// and the third node is still there.
 	final := snap("[0]=a [1]=b [2]=c\na@0x11 TypeObject 72\nb@0x13 TypeObject 72\nc@0x15 NodeObject 168\n")
 	rep := analyze.Leaks(baseline, target, final, analyze.LeakOptions{})
-	if rep.Leaked != 1 || len(rep.Findings) != 1 || rep.Findings[0].Type != "NodeObject" {
+	if rep.Leaked != 1 || len(rep.Findings) != 1 || what(rep.Findings[0]) != "NodeObject" {
 		t.Errorf("%d leaked in %d findings (%+v), want the one NodeObject still alive", rep.Leaked, len(rep.Findings), rep.Findings)
 	}
 	for _, d := range analyze.Diff(target, final, analyze.DiffOptions{Identity: true}) {

@@ -55,6 +55,14 @@ type Retainers struct {
 // [DomTree.Hung] hangs under the super-root have a path too, whose
 // non-retaining step keeps its kind (Weak).
 func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
+	return shortestPaths(g, opt, nil)
+}
+
+// shortestPaths is ShortestPaths through none of the objects in avoid
+// (nil: none avoided): an avoided object is never reached, so what only
+// avoided objects lead to is not reached either. For the paths of what
+// holds a leak that do not go through the leak (see [Holder]).
+func shortestPaths(g *heap.Graph, opt PathOptions, avoid bitset) *Retainers {
 	n := g.NumObjects()
 	r := &Retainers{g: g, parent: make([]uint32, n), via: make([]heap.Label, n), entry: entryTypes(g)}
 	for i := range r.parent {
@@ -73,7 +81,8 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 	head := 0         // queue holds every object reached, in the order reached
 	for tier := range 4 {
 		for i, root := range r.roots {
-			if tier == 3 || rootTier(root.Kind, i >= len(g.Roots())) != tier || r.parent[root.Object] != uint32(Unreachable) {
+			if tier == 3 || rootTier(root.Kind, i >= len(g.Roots())) != tier || r.parent[root.Object] != uint32(Unreachable) ||
+				avoid.has(uint32(root.Object)) {
 				continue
 			}
 			r.parent[root.Object] = uint32(SuperRoot)
@@ -93,7 +102,7 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 			v := heap.ObjectID(queue[head])
 			s, e := g.EdgeRange(v)
 			for _, ed := range edges[s:e] {
-				if r.parent[ed.To] != uint32(Unreachable) {
+				if r.parent[ed.To] != uint32(Unreachable) || avoid.has(uint32(ed.To)) {
 					continue
 				}
 				if !retains(ed.Label, v, isRoot) && !(opt.IncludeWeak && ed.Label.Kind() == heap.Weak) {
@@ -110,7 +119,7 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 		}
 	}
 	if len(queue) < n && g.Meta().Live && !opt.IncludeWeak {
-		r.reachWeakly(queue)
+		r.reachWeakly(queue, avoid)
 	}
 	return r
 }

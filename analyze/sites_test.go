@@ -185,7 +185,7 @@ func TestLeakSitesFromTarget(t *testing.T) {
 	if len(rep.Findings) != 1 {
 		t.Fatalf("%d findings", len(rep.Findings))
 	}
-	if got := sitesText(final, rep.Findings[0].Alloc); got != "app.py:12 x2 80" {
+	if got := sitesText(final, rep.Findings[0].Parts[0].Alloc); got != "app.py:12 x2 80" {
 		t.Errorf("sites %s, want both leaked items at app.py:12", got)
 	}
 }

@@ -120,7 +120,7 @@ func Suspects(t *DomTree, opt SuspectOptions) []Suspect {
 		opt.BigDrop = DefaultBigDrop
 	}
 	total := t.Retained(SuperRoot)
-	s := &suspectFinder{t: t, h: newHolders(t.g), opt: opt,
+	s := &suspectFinder{t: t, h: newContainerIndex(t.g), opt: opt,
 		threshold: uint64(opt.MinShare * float64(total)), code: codeObjects(t.g)}
 	// The top level of the tree can hold most objects: sort only the few
 	// that retain more than the threshold.
@@ -151,7 +151,7 @@ func Suspects(t *DomTree, opt SuspectOptions) []Suspect {
 
 type suspectFinder struct {
 	t         *DomTree
-	h         *holders
+	h         *containerIndex
 	opt       SuspectOptions
 	threshold uint64
 	out       []Suspect

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/heapscope/heapscope/analyze"
 	"github.com/heapscope/heapscope/internal/crash"
@@ -52,10 +53,16 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	fails := 0
 	for _, x := range rep.Findings {
 		v := report.Verdict{Finding: x, Fail: true}
-		path := report.SignatureText(x.PathGroup)
+		var paths []string
+		for _, p := range x.Parts {
+			paths = append(paths, report.SignatureText(p.PathGroup))
+		}
+		path := strings.Join(paths, "\n")
 		switch {
 		case x.Noise != "":
 			v.Fail, v.Reason = false, "set aside: "+noiseReason(rules, x.Noise)
+		case x.Verdict == analyze.Bounded:
+			v.Fail, v.Reason = false, "a bounded cache, filling: "+report.BoundText(x.Bound)
 		case x.Retained < cfg.MinBytes || x.Count < cfg.MinCount:
 			v.Fail, v.Reason = false, "below the threshold"
 		default:

@@ -23,14 +23,26 @@ func classFactories(t *testing.T, mode string, extra ...string) (string, factory
 	return dir, made
 }
 
+// leakPart is a part of a leak finding, as leaks --json writes it.
+type leakPart struct {
+	Type     string `json:"type"`
+	Classes  string `json:"classes"`
+	Types    int    `json:"types"`
+	Count    int    `json:"count"`
+	Shallow  uint64 `json:"shallow_bytes"`
+	Retained uint64 `json:"retained_bytes"`
+	Path     string `json:"path"`
+}
+
 // classLeaks runs leaks --json on the snapshots a, b and c.
 func classLeaks(t *testing.T, snap func(string) string) (leaks struct {
 	Rows []struct {
-		Type    string `json:"type"`
-		Classes string `json:"classes"`
-		Types   int    `json:"types"`
-		Count   int    `json:"count"`
-		Path    string `json:"path"`
+		Type    string     `json:"type"`
+		Count   int        `json:"count"`
+		Path    string     `json:"path"`
+		HeldBy  string     `json:"held_by"`
+		Parts   []leakPart `json:"parts"`
+		Verdict string     `json:"verdict"`
 	} `json:"rows"`
 }) {
 	t.Helper()
@@ -47,8 +59,9 @@ type factoryMade struct {
 
 // TestPythonClassFactories runs a real program with two factories that
 // leak classes, one with type() in a loop into a registry dict, one with
-// a class statement in a function into a list: leaks reports two
-// findings, each naming its classes, also when both keep their classes
+// a class statement in a function into a list: leaks reports a finding
+// per place that keeps them, with a part per factory that names its
+// classes, so one finding with two parts when both keep their classes
 // in the same dict; diff and top give each factory its own row; why
 // selects one class by its name, qualified or not, and a family by its
 // pattern.
@@ -59,31 +72,44 @@ func TestPythonClassFactories(t *testing.T) {
 			snap := func(n string) string { return filepath.Join(dir, n+".pysnap") }
 			models := made.Module + ".Model_*"
 			families := map[string]string{models: ".REGISTRY", made.HandlerName: ".SUBCLASSES"}
+			places := 2
 			if mode == "shared" {
 				families[made.HandlerName] = ".REGISTRY"
+				places = 1
 			}
 			leaked := made.Counts[1] - made.Counts[0]
 
 			leaks := classLeaks(t, snap)
 			found := map[string]int{}
+			withClasses := 0
 			for _, f := range leaks.Rows {
-				if f.Type != "type" {
-					continue
+				classes := 0
+				for _, p := range f.Parts {
+					if p.Type != "type" {
+						continue
+					}
+					classes++
+					holder, ok := families[p.Classes]
+					if !ok {
+						t.Errorf("a part of classes %q: %+v", p.Classes, p)
+						continue
+					}
+					found[p.Classes]++
+					if p.Count != leaked || !strings.Contains(p.Path, holder+" dict") && !strings.Contains(p.Path, holder+" list") {
+						t.Errorf("part of %s: %d classes held by %s, want %d held by %s", p.Classes, p.Count, p.Path, leaked, holder)
+					}
 				}
-				holder, ok := families[f.Classes]
-				if !ok {
-					t.Errorf("a finding of classes %q: %+v", f.Classes, f)
-					continue
-				}
-				found[f.Classes]++
-				if f.Count != leaked || !strings.Contains(f.Path, holder+" dict") && !strings.Contains(f.Path, holder+" list") {
-					t.Errorf("finding of %s: %d classes held by %s, want %d held by %s", f.Classes, f.Count, f.Path, leaked, holder)
+				if classes > 0 {
+					withClasses++
 				}
 			}
 			for fam := range families {
 				if found[fam] != 1 {
-					t.Errorf("%d findings of classes %s, want 1; findings: %+v", found[fam], fam, leaks.Rows)
+					t.Errorf("%d parts of classes %s, want 1; findings: %+v", found[fam], fam, leaks.Rows)
 				}
+			}
+			if withClasses != places {
+				t.Errorf("%d findings of classes, want %d (one per place); findings: %+v", withClasses, places, leaks.Rows)
 			}
 
 			var diff struct {
@@ -223,22 +249,24 @@ func TestSympyClasses(t *testing.T) {
 	leaks := classLeaks(t, snap)
 	n, instances := 0, 0
 	for _, f := range leaks.Rows {
-		if strings.HasPrefix(f.Type, "f_") {
-			// f_17(x): an instance of the class f_17, held by a cache.
-			instances++
-			if f.Type != family || f.Types != made.Counts[1]-made.Counts[0] || f.Count != f.Types {
-				t.Errorf("finding %+v, want the instances of the %d new classes %s in one", f, made.Counts[1]-made.Counts[0], family)
+		for _, p := range f.Parts {
+			if strings.HasPrefix(p.Type, "f_") {
+				// f_17(x): an instance of the class f_17, held by a cache.
+				instances++
+				if p.Type != family || p.Types != made.Counts[1]-made.Counts[0] || p.Count != p.Types {
+					t.Errorf("part %+v, want the instances of the %d new classes %s in one", p, made.Counts[1]-made.Counts[0], family)
+				}
 			}
-		}
-		if f.Type == meta {
-			n++
-			if f.Classes != family || f.Count != made.Counts[1]-made.Counts[0] || !strings.Contains(f.Path, ".all_classes") {
-				t.Errorf("finding %+v, want %d classes %s held by all_classes", f, made.Counts[1]-made.Counts[0], family)
+			if p.Type == meta {
+				n++
+				if p.Classes != family || p.Count != made.Counts[1]-made.Counts[0] || !strings.Contains(f.Path+" "+f.HeldBy, ".all_classes") {
+					t.Errorf("part %+v of %s (%s), want %d classes %s held by all_classes", p, f.Path, f.HeldBy, made.Counts[1]-made.Counts[0], family)
+				}
 			}
 		}
 	}
 	if n != 1 || instances != 1 {
-		t.Errorf("%d findings of %s and %d of their instances, want 1 and 1", n, meta, instances)
+		t.Errorf("%d parts of %s and %d of their instances, want 1 and 1", n, meta, instances)
 	}
 
 	text := whyText(t, snap("c"), "class:f_17")

@@ -25,13 +25,14 @@ type config struct {
 	MinCount int    `json:"min_count"`
 }
 
-// allowance lets a finding through: its type, or the type of the
-// entries it names (Session, for a finding of HashMap$Nodes whose values
-// are Sessions), equals Type (when set; a "*" in Type stands for any
-// text, so "App$$Lambda*" names a lambda whose hidden class carries a
-// different address in every run) and its path
-// text contains Path (when set), and it stays within Count objects and
-// Bytes retained bytes (0: no limit).
+// allowance lets a finding through: the type of one of its parts, or
+// the type of the entries a part names (Session, for a part of
+// HashMap$Nodes whose values are Sessions), equals Type (when set; a "*"
+// in Type stands for any text, so "App$$Lambda*" names a lambda whose
+// hidden class carries a different address in every run), the path
+// text of one of its parts contains Path (when set), and it stays
+// within Count objects of the types named (all of them when Type is not
+// set) and Bytes retained bytes (0: no limit).
 type allowance struct {
 	Type   string `json:"type"`
 	Path   string `json:"path"`
@@ -41,17 +42,25 @@ type allowance struct {
 }
 
 func (a allowance) covers(x analyze.LeakFinding, path string) bool {
-	if a.Type != "" && !a.names(x.Type) && (x.Element == "" || !a.names(x.Element)) {
-		return false
+	count := x.Count
+	if a.Type != "" {
+		count = 0
+		for _, p := range x.Parts {
+			if a.names(p.Type) || (p.Element != "" && a.names(p.Element)) {
+				count += p.Count
+			}
+		}
+		if count == 0 {
+			return false
+		}
 	}
-	count, retained := x.Count, x.Retained
 	if a.Path != "" && !strings.Contains(path, a.Path) {
 		return false
 	}
 	if a.Count > 0 && count > a.Count {
 		return false
 	}
-	if a.Bytes > 0 && retained > a.Bytes {
+	if a.Bytes > 0 && x.Retained > a.Bytes {
 		return false
 	}
 	return a.Type != "" || a.Path != ""

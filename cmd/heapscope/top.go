@@ -184,7 +184,9 @@ func runWhy(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	groups, unreached := analyze.MergePaths(an.paths, an.tree, objs)
-	return report.Why(a.fit(stdout), f, src, g, pos[1], len(objs), groups, cut(groups, a.out.top), unreached)
+	shown := cut(groups, a.out.top)
+	holders := analyze.GroupHolders(an.tree, an.paths, objs, groups, func(i int) bool { return i < len(shown) })
+	return report.Why(a.fit(stdout), f, src, g, pos[1], len(objs), groups, shown, holders[:len(shown)], unreached)
 }
 
 func runContainers(args []string, stdout, stderr io.Writer) error {

@@ -50,7 +50,7 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		for _, v := range vs {
 			owner := ""
 			if v.Finding.Noise != "" {
-				owner = analyze.PathOwner(rep.Runtime, v.Finding.PathGroup)
+				owner = analyze.PathOwner(rep.Runtime, v.Finding.Parts[0].PathGroup)
 			}
 			rows = append(rows, verdictJSON{v.Fail, v.Reason, owner, findingsJSON(final, []analyze.LeakFinding{v.Finding})[0]})
 		}
@@ -89,15 +89,28 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		if !v.Fail {
 			mark = "pass (" + v.Reason + ")"
 		}
-		line := fmt.Sprintf("%s: %s, retained %s, held by %s", mark, FindingText(x), Bytes(x.Retained), SignatureText(x.PathGroup))
-		if s := SitesLine(x.Alloc); s != "" {
+		line := fmt.Sprintf("%s: %s, retained %s, %s; %s", mark, FindingText(x), Bytes(x.Retained), GrowthText(x), HeldByLine(x))
+		if s := SitesLine(x.Parts[0].Alloc); s != "" {
 			line += ", allocated at " + s
 		}
-		if f == Markdown {
-			line = "- " + mdLine(line)
+		lines := []string{line}
+		if len(x.Parts) > 1 {
+			for _, p := range x.Parts {
+				lines = append(lines, fmt.Sprintf("part: %s %s, retained %s, held by %s", Count(p.Count), PartLabel(p), Bytes(p.Retained), SignatureText(p.PathGroup)))
+			}
 		}
-		if _, err := fmt.Fprintln(w, line); err != nil {
-			return err
+		for i, l := range lines {
+			switch {
+			case f == Markdown && i == 0:
+				l = "- " + mdLine(l)
+			case f == Markdown:
+				l = "  - " + mdLine(l)
+			case i > 0:
+				l = "    " + l
+			}
+			if _, err := fmt.Fprintln(w, l); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -131,17 +144,18 @@ func junit(w io.Writer, final *heap.Graph, rep analyze.LeakReport, vs []Verdict,
 	}
 	for _, v := range vs {
 		x := v.Finding
-		c := testcase{Name: LeakLabel(x) + " held by " + SignatureText(x.PathGroup), Classname: "heapscope.leaks." + rep.Runtime}
+		biggest := x.Parts[0]
+		c := testcase{Name: mainType(x) + " held by " + SignatureText(biggest.PathGroup), Classname: "heapscope.leaks." + rep.Runtime}
 		if v.Fail {
 			c.Failure = &failure{
-				Message: fmt.Sprintf("%s leaked, retaining %s (%d bytes)", FindingText(x), Bytes(x.Retained), x.Retained),
+				Message: fmt.Sprintf("%s leaked, retaining %s (%d bytes); %s", FindingText(x), Bytes(x.Retained), x.Retained, HeldByText(x.Holders, "finding")),
 				Type:    "leak",
-				Text:    "held by " + SignatureText(x.PathGroup) + "\ne.g. " + PathText(x.Sample),
+				Text:    GrowthText(x) + "\nheld by " + SignatureText(biggest.PathGroup) + "\ne.g. " + PathText(biggest.Sample),
 			}
-			if s := SitesLine(x.Alloc); s != "" {
+			if s := SitesLine(biggest.Alloc); s != "" {
 				c.Failure.Message += ", allocated at " + s
 				var b strings.Builder
-				writeSites(&b, x.Alloc, "", "allocated at")
+				writeSites(&b, biggest.Alloc, "", "allocated at")
 				c.Failure.Text += "\n" + strings.TrimRight(b.String(), "\n")
 			}
 		} else {

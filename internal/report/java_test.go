@@ -104,7 +104,8 @@ func TestJavaTop(t *testing.T) {
 	out.WriteString("----\n")
 	objs := analyze.Select(g, analyze.Selector{Type: "app.RequestContext"})
 	groups, unreached := analyze.MergePaths(paths, tree, objs)
-	if err := report.Why(&out, report.Text, src, g, "app.RequestContext", len(objs), groups, groups, unreached); err != nil {
+	holders := analyze.GroupHolders(tree, paths, objs, groups, nil)
+	if err := report.Why(&out, report.Text, src, g, "app.RequestContext", len(objs), groups, groups, holders, unreached); err != nil {
 		t.Fatal(err)
 	}
 	heaptest.Golden(t, filepath.Join("testdata", "java-top.golden"), out.Bytes())

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/heapscope/heapscope/analyze"
@@ -11,130 +13,400 @@ import (
 
 // findingJSON is one leak finding as JSON shows it.
 type findingJSON struct {
+	Text string `json:"text"`
+	// Type is what the finding mostly is: its biggest part's elements,
+	// or type.
+	Type     string          `json:"type"`
+	Where    string          `json:"where,omitempty"`
+	Verdict  analyze.Verdict `json:"verdict"`
+	Growth   string          `json:"growth"`
+	Count    int             `json:"count"`
+	Retained uint64          `json:"retained_bytes"`
+	Bytes    uint64          `json:"shallow_bytes"`
+	Gains    analyze.Gains   `json:"gains"`
+	Bound    *analyze.Bound  `json:"bound,omitempty"`
+	Noise    string          `json:"noise,omitempty"`
+	Detached bool            `json:"detached,omitempty"` // the objects are or hold detached DOM nodes
+	Place    placeJSON       `json:"place"`
+	Parts    []partJSON      `json:"parts"`
+	// HeldBy says in one line what holds the finding's objects.
+	HeldBy  string       `json:"held_by"`
+	Holders []holderJSON `json:"holders"`
+	// Path, Sample and Allocated are the biggest part's: its merged path,
+	// the path of its biggest object, and where its objects were
+	// allocated (when the snapshot records it).
+	Path      string     `json:"path"`
+	Sample    pathJSON   `json:"sample_path"`
+	Allocated *allocJSON `json:"allocated,omitempty"`
+}
+
+type placeJSON struct {
+	Text  string   `json:"text"`
+	Edge  string   `json:"edge,omitempty"`
+	Where string   `json:"where,omitempty"`
+	Path  pathJSON `json:"path"`
+}
+
+type partJSON struct {
 	Text      string   `json:"text"`
 	Type      string   `json:"type"`
 	Element   string   `json:"element,omitempty"`
-	Holder    string   `json:"holder,omitempty"`
-	Place     string   `json:"place,omitempty"`
 	Classes   string   `json:"classes,omitempty"`
 	Types     int      `json:"types,omitempty"`
-	Where     string   `json:"where,omitempty"`
 	Count     int      `json:"count"`
 	Retained  uint64   `json:"retained_bytes"`
 	Bytes     uint64   `json:"shallow_bytes"`
-	Growth    int      `json:"growth,omitempty"`
-	Noise     string   `json:"noise,omitempty"`
-	Counts    []int    `json:"counts,omitempty"`
 	Path      string   `json:"path"`
-	Sample    pathJSON `json:"sample_path"`
 	Signature []string `json:"signature"`
-	Detached  bool     `json:"detached,omitempty"` // the objects are or hold detached DOM nodes
-	// Allocated says where the finding's objects were allocated, when
-	// the snapshot records it.
+	Sample    pathJSON `json:"sample_path"`
+	// Allocated says where the part's objects were allocated, when the
+	// snapshot records it.
 	Allocated *allocJSON `json:"allocated,omitempty"`
+}
+
+type holderJSON struct {
+	Text       string   `json:"text"`
+	Path       pathJSON `json:"path"`
+	Referrers  int      `json:"referrers"`
+	Holds      int      `json:"holds"`
+	Frees      int      `json:"frees"`
+	FreesBytes uint64   `json:"frees_bytes"`
+	// Group is the number (from 1) of the other finding (or path group)
+	// whose objects hold these; 0 when the holder is none.
+	Group int `json:"group,omitempty"`
 }
 
 func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 	out := []findingJSON{}
 	for _, f := range fs {
 		j := findingJSON{
-			Text: FindingText(f), Type: f.Type, Classes: f.Classes, Types: f.Types, Element: f.Element, Where: f.Where, Count: f.Count, Retained: f.Retained, Bytes: f.Bytes,
-			Growth: f.Growth, Noise: f.Noise, Counts: f.Counts, Path: SignatureText(f.PathGroup),
-			Sample: pathToJSON(g, f.Sample), Allocated: allocToJSON(f.Alloc), Detached: f.Detached,
+			Text: FindingText(f), Type: mainType(f), Where: f.Place.Where, Verdict: f.Verdict, Growth: GrowthText(f),
+			Count: f.Count, Retained: f.Retained, Bytes: f.Shallow, Gains: f.Gains, Bound: f.Bound, Noise: f.Noise, Detached: f.Detached(),
+			Place:  placeJSON{Text: placeText(f), Edge: f.Place.Edge, Where: f.Place.Where, Path: pathToJSON(g, f.Place.Path)},
+			HeldBy: HeldByLine(f),
 		}
-		if f.Holder >= 0 && f.Holder < len(f.Sample.Steps) {
-			st := f.Sample.Steps[f.Holder]
-			j.Holder = stepLabel(st.Type, st.Name)
-			if st.Name == "" {
-				j.Place = PlaceText(holderPath(f))
+		if len(f.Parts) > 0 {
+			big := f.Parts[0]
+			j.Path, j.Sample, j.Allocated = SignatureText(big.PathGroup), pathToJSON(g, big.Sample), allocToJSON(big.Alloc)
+		}
+		for _, p := range f.Parts {
+			pj := partJSON{
+				Text: Count(p.Count) + " " + PartLabel(p), Type: p.Type, Element: p.Element, Classes: p.Classes, Types: p.Types,
+				Count: p.Count, Retained: p.Retained, Bytes: p.Shallow, Path: SignatureText(p.PathGroup),
+				Sample: pathToJSON(g, p.Sample), Allocated: allocToJSON(p.Alloc),
 			}
-		} else {
-			j.Place = PlaceText(groupEdge(f.PathGroup, f.Sample))
+			for _, s := range p.Signature {
+				pj.Signature = append(pj.Signature, s.Edge+" "+stepLabel(s.Type, s.Name))
+			}
+			j.Parts = append(j.Parts, pj)
 		}
-		for _, s := range f.Signature {
-			j.Signature = append(j.Signature, s.Edge+" "+stepLabel(s.Type, s.Name))
-		}
+		j.Holders = holdersJSON(g, f.Holders, "finding")
 		out = append(out, j)
 	}
 	return out
 }
 
-// holderPath is the part of a finding's sample path that leads to its
-// holder.
-func holderPath(f analyze.LeakFinding) analyze.Path {
-	p := f.Sample
-	p.Steps = p.Steps[:f.Holder+1]
-	return groupEdge(f.PathGroup, p)
+// mainType is what a finding mostly is: its biggest part's elements, or
+// its type.
+func mainType(f analyze.LeakFinding) string {
+	if len(f.Parts) == 0 {
+		return ""
+	}
+	if p := f.Parts[0]; p.Element != "" {
+		return p.Element
+	}
+	return f.Parts[0].Type
 }
 
-// groupEdge returns p, a prefix of grp's sample path, with its last
-// step's edge as the group's signature has it when that edge is "[*]":
-// the objects of one group sit at many indices or keys (1,771 strings in
-// the arrays at java.lang.Object[][*], not all at the sample's [2007]).
-// A prefix that cannot be matched to the signature (a run of steps was
-// folded after it) is returned as it is.
-func groupEdge(grp analyze.PathGroup, p analyze.Path) analyze.Path {
-	n, sig := len(p.Steps), grp.Signature
-	j := len(sig) - 1 - (len(grp.Sample.Steps) - n)
-	if n == 0 || j < 0 || j >= len(sig) {
-		return p
+// PartLabel names what a part's objects are: the elements they hold for
+// the program (the Session of a HashMap$Node), their type, the family of
+// classes they are, or the pattern of the types they are instances of
+// ("f_* (instances of 60 classes)").
+func PartLabel(p analyze.LeakPart) string {
+	switch {
+	case p.Element != "":
+		return p.Element
+	case p.Types > 0:
+		return fmt.Sprintf("%s (instances of %s classes)", p.Type, Count(p.Types))
 	}
-	for _, s := range sig[j:] {
-		if s.Repeated {
-			return p
+	return TypeLabel(p.Type, p.Classes)
+}
+
+// whatText says what a finding's objects are, by kind, the kinds that
+// retain the most first: "500 Session", "300 classes (app.u_*,
+// app.m_*)" (the classes of factories are one kind), "2,010 Node, 1,860
+// Position and 300 more of 3 other types". Kinds that retain less than a
+// tenth of the finding after the first (a Map's keys) are left to its
+// list of parts.
+func whatText(f analyze.LeakFinding) string {
+	type kind struct {
+		label    string
+		n        int
+		retained uint64
+		families []string
+	}
+	var kinds []*kind
+	at := map[string]*kind{}
+	add := func(key, label string, p analyze.LeakPart) *kind {
+		k := at[key]
+		if k == nil {
+			k = &kind{label: label}
+			at[key] = k
+			kinds = append(kinds, k)
+		}
+		k.n += p.Count
+		k.retained += p.Retained
+		return k
+	}
+	for _, p := range f.Parts {
+		if p.Classes != "" && p.Element == "" {
+			k := add("\x00classes", "classes", p)
+			if !slices.Contains(k.families, p.Classes) {
+				k.families = append(k.families, p.Classes)
+			}
+			continue
+		}
+		if p.Types > 0 && p.Element == "" {
+			// Instances of the classes of factories: "300 instances of
+			// classes app.u_*, app.m_*".
+			k := add("\x00instances", "instances", p)
+			if !slices.Contains(k.families, p.Type) {
+				k.families = append(k.families, p.Type)
+			}
+			continue
+		}
+		l := PartLabel(p)
+		add(l, l, p)
+	}
+	slices.SortStableFunc(kinds, func(a, b *kind) int {
+		if c := cmp.Compare(b.retained, a.retained); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.n, a.n)
+	})
+	// The kinds that retain little beside the first (a dict's keys)
+	// are left to the list of parts.
+	shown := 1
+	for shown < min(3, len(kinds)) && 10*kinds[shown].retained >= f.Retained {
+		shown++
+	}
+	var parts []string
+	for _, k := range kinds[:shown] {
+		switch {
+		case k.families == nil:
+			parts = append(parts, Count(k.n)+" "+k.label)
+		case k.label == "instances":
+			parts = append(parts, Count(k.n)+" instances of classes "+strings.Join(k.families[:min(4, len(k.families))], ", ")+moreOf(len(k.families)-4, "families"))
+		case len(k.families) == 1:
+			parts = append(parts, Count(k.n)+" "+TypeLabel(f.Parts[0].Type, k.families[0]))
+		default:
+			parts = append(parts, Count(k.n)+" classes ("+strings.Join(k.families[:min(4, len(k.families))], ", ")+moreOf(len(k.families)-4, "families")+")")
 		}
 	}
-	last := p.Steps[n-1]
-	if sig[j].Edge != "[*]" || last.Edge == "[*]" || sig[j].Type != last.Type {
-		return p
+	if len(kinds) > shown && shown == 3 {
+		rest := 0
+		for _, k := range kinds[3:] {
+			rest += k.n
+		}
+		parts = append(parts, fmt.Sprintf("%s more of %s", Count(rest), counted(len(kinds)-3, "other type")))
 	}
-	p.Steps = append(p.Steps[:n-1:n-1], last)
-	p.Steps[n-1].Edge = "[*]"
-	return p
+	return joinAnd(parts)
 }
 
-// LeakLabel names what a finding's objects are: their type, the family
-// of classes they are, or the pattern of the types they are instances
-// of ("f_* (instances of 60 classes)").
-func LeakLabel(f analyze.LeakFinding) string {
-	if f.Types > 0 {
-		return fmt.Sprintf("%s (instances of %s classes)", f.Type, Count(f.Types))
+// moreOf is ", and N more WHAT" when n > 0.
+func moreOf(n int, what string) string {
+	if n <= 0 {
+		return ""
 	}
-	return TypeLabel(f.Type, f.Classes)
+	return fmt.Sprintf(" and %s more %s", Count(n), what)
+}
+
+func sumFrom[T any](xs []T, n func(T) int) int {
+	s := 0
+	for _, x := range xs {
+		s += n(x)
+	}
+	return s
+}
+
+// placeText says where a finding's place is: "dict at module app.cache"
+// for a container's entries, "module app.log" for a field.
+func placeText(f analyze.LeakFinding) string {
+	p := f.Place.Path
+	n := len(p.Steps)
+	if n == 0 {
+		return ""
+	}
+	last := p.Steps[n-1]
+	if f.Place.Edge != "" {
+		q := p
+		q.Steps = append(slices.Clone(p.Steps), analyze.Step{Edge: f.Place.Edge})
+		return PlaceText(q)
+	}
+	label := stepLabel(last.Type, last.Name)
+	if last.Name != "" {
+		return label
+	}
+	if at := PlaceText(p); at != "" {
+		return label + " at " + at
+	}
+	if n == 1 {
+		return label + " (" + rootText(p.RootKind, p.RootName) + ")"
+	}
+	return label
 }
 
 // FindingText says in one line what leaked and where, in the program's
 // terms: "900 app.Session in java.util.HashMap at class
 // app.Cache.SESSIONS" (the elements of a container's entries, the
-// container and where it is), or "1 list at module app.log"; a finding
-// whose objects hold detached DOM nodes says so ("(holds detached
-// DOM)"; detached nodes themselves are named "Detached <li>").
+// container and where it is), "1 list at module app.log" (a field), or
+// for a finding of several kinds of objects "300 classes (app.u_*,
+// app.m_*) in dict at module app._cache"; a finding whose objects hold
+// detached DOM nodes says so ("(holds detached DOM)"; detached nodes
+// themselves are named "Detached <li>").
 func FindingText(f analyze.LeakFinding) string {
-	s := findingText(f)
-	if f.Detached && !strings.HasPrefix(f.Type, "Detached ") {
+	s := placedText(f)
+	if f.Detached() && !strings.HasPrefix(mainType(f), "Detached ") {
 		s += " (holds detached DOM)"
 	}
 	return s
 }
 
-func findingText(f analyze.LeakFinding) string {
-	what := LeakLabel(f)
-	if f.Element != "" {
-		what = f.Element
-	}
-	s := Count(f.Count) + " " + what
-	if f.Holder >= 0 && f.Holder < len(f.Sample.Steps) {
-		st := f.Sample.Steps[f.Holder]
-		s += " in " + stepLabel(st.Type, st.Name)
-		if place := PlaceText(holderPath(f)); place != "" && st.Name == "" {
-			s += " at " + place
+func placedText(f analyze.LeakFinding) string {
+	s := whatText(f)
+	switch place := placeText(f); {
+	case place == "":
+		if len(f.Parts) > 0 {
+			if at := PlaceText(f.Parts[0].Sample); at != "" {
+				s += " at " + at
+			}
 		}
-		return s
-	}
-	if place := PlaceText(groupEdge(f.PathGroup, f.Sample)); place != "" {
+	case f.Place.Edge != "":
 		s += " at " + place
+	default:
+		s += " in " + place
 	}
 	return s
+}
+
+// GrowthText says how a finding's place grew and what that means:
+// "grew by 500, then 500: in proportion to the work", "bounded:
+// lru_cache maxsize 1000, 600 filled", "grew by 40, then stopped".
+func GrowthText(f analyze.LeakFinding) string {
+	g := f.Gains
+	grew := fmt.Sprintf("grew by %s, then %s", Count(g.New[0]), Count(g.New[1]))
+	if g.Counts != nil {
+		grew = fmt.Sprintf("held %s, %s, %s", Count(g.Counts[0]), Count(g.Counts[1]), Count(g.Counts[2]))
+	}
+	switch f.Verdict {
+	case analyze.Bounded:
+		return "bounded: " + BoundText(f.Bound) + "; " + grew
+	case analyze.Stopped:
+		return grew + ": stopped growing (a cache that filled once, or warm-up)"
+	}
+	if g.InProportion() {
+		return grew + ": growing in proportion to the work"
+	}
+	return grew + ": still growing"
+}
+
+// BoundText says what limits a place: "lru_cache maxsize 1000, 600
+// filled", "evicts: 120 entries of target gone by final, 500 held".
+func BoundText(b *analyze.Bound) string {
+	switch b.Kind {
+	case "lru_cache":
+		return fmt.Sprintf("lru_cache maxsize %s, %s filled", Count(b.Max), Count(b.Filled))
+	case "evicts":
+		return fmt.Sprintf("evicts (%s entries of target gone by final), %s held", Count(b.Evicted), Count(b.Filled))
+	}
+	return b.Kind
+}
+
+// HolderText names a holder: the object that refers into the finding
+// and where it is ("set at module sympy.core.core.all_classes", "class
+// app.Registry"), how many such objects, or the other group (finding,
+// path) whose objects refer here ("the objects of finding #4").
+func HolderText(h analyze.Holder, group string) string {
+	if h.Group >= 0 {
+		return fmt.Sprintf("the objects of %s #%d", group, h.Group+1)
+	}
+	p := h.Path
+	if h.At < 0 || h.At >= len(p.Steps) {
+		return "(nothing)"
+	}
+	if n := len(p.Steps); h.At == n-2 && h.Field != "" {
+		// A field holds: "module app.log", "class app.Cache.SESSIONS".
+		if at := PlaceText(p); at != "" {
+			return at
+		}
+	}
+	q := p
+	q.Steps = p.Steps[:h.At+1]
+	r := q.Steps[h.At]
+	s := stepLabel(r.Type, r.Name)
+	if r.Name == "" {
+		if at := PlaceText(q); at != "" {
+			s += " at " + at
+		} else if h.At == 0 {
+			s += " (" + rootText(q.RootKind, q.RootName) + ")"
+		}
+	}
+	if h.Referrers > 1 {
+		s += fmt.Sprintf(" (%s of them)", Count(h.Referrers))
+	}
+	return s
+}
+
+// HeldByText says in one line what holds a finding's objects: "held by
+// dict at module app.cache", or for several holders "held by 2 holders:
+// dict at module app._cache and set at module sympy.core.core.all_classes;
+// removing one alone frees nothing".
+func HeldByText(hs []analyze.Holder, group string) string {
+	switch len(hs) {
+	case 0:
+		return "held only through other leaked objects"
+	case 1:
+		return "held by " + HolderText(hs[0], group)
+	}
+	var names []string
+	for _, h := range hs {
+		names = append(names, HolderText(h, group))
+	}
+	return fmt.Sprintf("held by %d holders: %s%s", len(hs), joinAnd(names), freesNothing(hs))
+}
+
+// freesNothing is "; removing one alone frees nothing" when none of
+// several holders frees anything alone.
+func freesNothing(hs []analyze.Holder) string {
+	for _, h := range hs {
+		if h.Frees > 0 {
+			return ""
+		}
+	}
+	switch len(hs) {
+	case 0, 1:
+		return ""
+	case 2:
+		return "; removing one alone frees nothing"
+	}
+	return "; removing any one alone frees nothing"
+}
+
+// holdersHead says how many holders there are and what removing one
+// does: "2, and removing one alone frees nothing".
+func holdersHead(hs []analyze.Holder) string {
+	if s := freesNothing(hs); s != "" {
+		return fmt.Sprintf("%d, and %s", len(hs), strings.TrimPrefix(s, "; "))
+	}
+	return fmt.Sprintf("%d", len(hs))
+}
+
+// joinAnd joins names as a list in a sentence: "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // Leaks renders the verdict of the three-snapshot rule. final is the
@@ -185,16 +457,27 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		return err
 	}
 	if f == Markdown {
-		t := Table{Columns: []Column{{"#", true}, {"retained", true}, {"leaked", false}, {"held by", false}}}
+		t := Table{Columns: []Column{{"#", true}, {"retained", true}, {"leaked", false}, {"growth", false}, {"held by", false}}}
 		if final.HasSites() {
 			t.Columns = append(t.Columns, Column{"allocated at", false})
 		}
 		for i, x := range shown {
-			row := []string{fmt.Sprint(i + 1), Bytes(x.Retained), FindingText(x) + noiseMark(x), SignatureText(x.PathGroup)}
+			row := []string{fmt.Sprint(i + 1), Bytes(x.Retained), FindingText(x) + noiseMark(x), GrowthText(x), strings.TrimPrefix(HeldByLine(x), "held by ")}
 			if final.HasSites() {
-				row = append(row, SitesLine(x.Alloc))
+				row = append(row, SitesLine(x.Parts[0].Alloc))
 			}
 			t.Add(row...)
+			if len(x.Parts) == 1 {
+				continue
+			}
+			// A row per part: what it is, and its merged path.
+			for _, p := range x.Parts {
+				row := []string{"", Bytes(p.Retained), "part: " + Count(p.Count) + " " + PartLabel(p), "", SignatureText(p.PathGroup)}
+				if final.HasSites() {
+					row = append(row, SitesLine(p.Alloc))
+				}
+				t.Add(row...)
+			}
 		}
 		if err := t.Write(w, f); err != nil {
 			return err
@@ -202,27 +485,155 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		return more(w, f, len(shown), len(rep.Findings), "findings")
 	}
 	for i, x := range shown {
-		grew := ""
-		if x.Growth > 0 {
-			grew = fmt.Sprintf(", grew by %s", Count(x.Growth))
-		}
-		entries := ""
-		if x.Element != "" {
-			entries = Count(x.Count) + " " + x.Type + ", "
-		}
-		fmt.Fprintf(w, "\n#%d  %s  retained %s  (%sshallow %s%s)%s\n", i+1, FindingText(x),
-			Bytes(x.Retained), entries, Bytes(x.Bytes), grew, noiseMark(x))
-		io.WriteString(w, wrapSteps("    held by  ", signatureSteps(x.PathGroup), widthOf(w)))
-		if _, err := io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(x.Sample), widthOf(w))); err != nil {
-			return err
-		}
-		if err := writeSites(w, x.Alloc, "    ", "allocated at"); err != nil {
+		if err := findingText(w, i+1, x); err != nil {
 			return err
 		}
 	}
 	return more(w, f, len(shown), len(rep.Findings), "findings")
 }
 
+// findingText writes one finding as text: what leaked where, how it
+// grew, its parts when it has several, its holders, and the path of its
+// biggest part.
+func findingText(w io.Writer, n int, x analyze.LeakFinding) error {
+	width := widthOf(w)
+	entries := ""
+	if p := x.Parts[0]; len(x.Parts) == 1 && p.Element != "" {
+		entries = Count(p.Count) + " " + p.Type + ", " // the HashMap$Nodes of 900 Sessions
+	}
+	fmt.Fprintf(w, "\n#%d  %s  retained %s  (%sshallow %s)%s\n", n, FindingText(x), Bytes(x.Retained), entries, Bytes(x.Shallow), noiseMark(x))
+	fmt.Fprintf(w, "    growth   %s\n", GrowthText(x))
+	if len(x.Parts) > 1 {
+		t := Table{Columns: []Column{{"count", true}, {"objects", false}, {"retained", true}, {"path below the place", false}}}
+		shown := x.Parts[:min(len(x.Parts), maxPartsShown)]
+		for _, p := range shown {
+			t.Add(Count(p.Count), PartLabel(p), Bytes(p.Retained), partTail(x, p))
+		}
+		var b strings.Builder
+		t.Write(&b, Text)
+		lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+		for i, l := range lines[1:] {
+			prefix := "             "
+			if i == 0 {
+				prefix = "    parts    "
+			}
+			fmt.Fprintf(w, "%s%s\n", prefix, strings.TrimRight(l, " "))
+		}
+		if len(x.Parts) > len(shown) {
+			rest := x.Parts[len(shown):]
+			fmt.Fprintf(w, "             ... and %s more parts (%s objects; --json lists them)\n", Count(len(rest)), Count(sumFrom(rest, func(p analyze.LeakPart) int { return p.Count })))
+		}
+	}
+	biggest := x.Parts[0]
+	switch {
+	case len(x.Holders) > 1:
+		writeHolders(w, x.Holders, "finding", width)
+	case len(x.Holders) == 1 && x.Holders[0].Group >= 0:
+		io.WriteString(w, "    "+HeldByText(x.Holders, "finding")+"\n")
+	default:
+		io.WriteString(w, wrapSteps("    held by  ", heldBySteps(x), width))
+	}
+	if _, err := io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(biggest.Sample), width)); err != nil {
+		return err
+	}
+	return writeSites(w, biggest.Alloc, "    ", "allocated at")
+}
+
+// HeldByLine says what holds a finding in one line: the path of its one
+// holder (see heldBySteps), or the holders (see HeldByText).
+func HeldByLine(f analyze.LeakFinding) string {
+	if len(f.Holders) > 1 || len(f.Holders) == 1 && f.Holders[0].Group >= 0 {
+		return HeldByText(f.Holders, "finding")
+	}
+	return "held by " + strings.Join(heldBySteps(f), pathSep)
+}
+
+// writeHolders lists several holders as text: each with what it holds,
+// what removing it alone frees and its path; group names what other
+// groups are ("finding").
+func writeHolders(w io.Writer, hs []analyze.Holder, group string, width int) {
+	fmt.Fprintf(w, "    holders  %s\n", holdersHead(hs))
+	for i, h := range hs {
+		line := fmt.Sprintf("             %d. %s: holds %s, alone frees ", i+1, HolderText(h, group), Count(h.Holds))
+		if h.Frees > 0 {
+			line += fmt.Sprintf("%s (%s)", Count(h.Frees), Bytes(h.FreesBytes))
+		} else {
+			line += "nothing"
+		}
+		io.WriteString(w, line+"\n")
+		if h.Group < 0 {
+			io.WriteString(w, wrapSteps("                ", pathSteps(h.Path), width))
+		}
+	}
+}
+
+// holdersJSON is holders as JSON shows them.
+func holdersJSON(g *heap.Graph, hs []analyze.Holder, group string) []holderJSON {
+	out := []holderJSON{}
+	for _, h := range hs {
+		hj := holderJSON{Text: HolderText(h, group), Path: pathToJSON(g, h.Path), Referrers: h.Referrers, Holds: h.Holds,
+			Frees: h.Frees, FreesBytes: h.FreesBytes}
+		if h.Group >= 0 {
+			hj.Group = h.Group + 1
+		}
+		out = append(out, hj)
+	}
+	return out
+}
+
+// heldBySteps is the path a finding with one holder shows: its biggest
+// part's merged path (see [analyze.MergePaths]) when that goes through
+// the holder, or else the holder's own path, which goes through no
+// leaked object (the shortest path may go through one: a leaked
+// closure's context holding the Map that holds the sessions).
+func heldBySteps(f analyze.LeakFinding) []string {
+	biggest := f.Parts[0]
+	if len(f.Holders) != 1 || f.Holders[0].Group >= 0 {
+		return signatureSteps(biggest.PathGroup)
+	}
+	h := f.Holders[0]
+	// The sample goes the holder's way: the same objects up to it.
+	same := len(biggest.Sample.Steps) > h.At
+	for i := 0; same && i <= h.At; i++ {
+		same = biggest.Sample.Steps[i].Object == h.Path.Steps[i].Object
+	}
+	if same {
+		return signatureSteps(biggest.PathGroup)
+	}
+	return pathSteps(h.Path)
+}
+
+// maxPartsShown is how many parts text lists per finding.
+const maxPartsShown = 8
+
+// partTail is the part's path signature below the finding's place:
+// its steps after the last one through an object like the place's
+// (type and name), or all of them when the signature has none.
+func partTail(f analyze.LeakFinding, p analyze.LeakPart) string {
+	sig := p.Signature
+	j := -1
+	if n := len(f.Place.Path.Steps); n > 0 {
+		at := f.Place.Path.Steps[n-1]
+		for i := len(sig) - 2; i >= 0; i-- {
+			if sig[i].Type == at.Type && sig[i].Name == at.Name {
+				j = i
+				break
+			}
+		}
+	}
+	var out []string
+	for _, st := range sig[j+1:] {
+		t := stepLabel(st.Type, st.Name)
+		if st.Repeated {
+			t += " (repeated)"
+		}
+		if st.Edge != "" && st.Type != st.Edge+" (closure)" {
+			t = st.Edge + " " + t
+		}
+		out = append(out, t)
+	}
+	return strings.Join(out, pathSep)
+}
 func noiseMark(x analyze.LeakFinding) string {
 	if x.Noise == "" {
 		return ""

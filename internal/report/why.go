@@ -9,23 +9,27 @@ import (
 )
 
 // Why renders the retainer paths of the selected objects: merged groups
-// (shown is a prefix of groups), how many objects were selected, and how
-// many no path reaches.
-func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, selected int, groups, shown []analyze.PathGroup, unreached int) error {
+// (shown is a prefix of groups) with every independent holder of each
+// (holders[i] is shown[i]'s, see [analyze.Holder]), how many objects
+// were selected, and how many no path reaches.
+func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, selected int, groups, shown []analyze.PathGroup, holders [][]analyze.Holder, unreached int) error {
 	if f == DOT {
 		return WhyDot(w, g, selector, selected, shown)
 	}
 	if f == JSON {
 		type groupJSON struct {
-			Count     int        `json:"count"`
-			Retained  uint64     `json:"retained_bytes"`
-			Path      string     `json:"path"`
-			Sample    pathJSON   `json:"sample_path"`
-			Allocated *allocJSON `json:"allocated,omitempty"`
+			Count     int          `json:"count"`
+			Retained  uint64       `json:"retained_bytes"`
+			Path      string       `json:"path"`
+			Sample    pathJSON     `json:"sample_path"`
+			Allocated *allocJSON   `json:"allocated,omitempty"`
+			HeldBy    string       `json:"held_by"`
+			Holders   []holderJSON `json:"holders"`
 		}
 		out := []groupJSON{}
-		for _, grp := range shown {
-			out = append(out, groupJSON{grp.Count, grp.Retained, SignatureText(grp), pathToJSON(g, grp.Sample), allocToJSON(grp.Alloc)})
+		for i, grp := range shown {
+			out = append(out, groupJSON{grp.Count, grp.Retained, SignatureText(grp), pathToJSON(g, grp.Sample), allocToJSON(grp.Alloc),
+				HeldByText(holders[i], "path"), holdersJSON(g, holders[i], "path")})
 		}
 		return WriteJSON(w, struct {
 			Snapshot  Source      `json:"snapshot"`
@@ -53,8 +57,12 @@ func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, sele
 		if g.HasSites() {
 			t.Columns = append(t.Columns, Column{"allocated at", false})
 		}
-		for _, grp := range shown {
-			row := []string{Count(grp.Count), Bytes(grp.Retained), SignatureText(grp), PathText(grp.Sample)}
+		for i, grp := range shown {
+			held := SignatureText(grp)
+			if len(holders[i]) > 1 {
+				held += "; " + HeldByText(holders[i], "path")
+			}
+			row := []string{Count(grp.Count), Bytes(grp.Retained), held, PathText(grp.Sample)}
 			if g.HasSites() {
 				row = append(row, SitesLine(grp.Alloc))
 			}
@@ -72,6 +80,9 @@ func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, sele
 		} else {
 			io.WriteString(w, wrapSteps("    held by  ", signatureSteps(grp), widthOf(w)))
 			io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(grp.Sample), widthOf(w)))
+		}
+		if len(holders[i]) > 1 {
+			writeHolders(w, holders[i], "path", widthOf(w))
 		}
 		if err := writeSites(w, grp.Alloc, "    ", "allocated at"); err != nil {
 			return err

@@ -481,7 +481,14 @@ type groupJSON struct {
 	Retained uint64   `json:"retained_bytes"`
 	Path     string   `json:"path"`
 	Sample   pathJSON `json:"sample"`
+	// HeldBy and Holders say what holds the group (see
+	// [analyze.Holder]), for the first whyHolders groups by size.
+	HeldBy  string       `json:"held_by,omitempty"`
+	Holders []holderJSON `json:"holders"`
 }
+
+// whyHolders is how many groups of why get their holders: the biggest.
+const whyHolders = 50
 
 // why is a page of the merged shortest paths to the selected objects.
 func (s *server) why(r *http.Request) (any, error) {
@@ -498,9 +505,15 @@ func (s *server) why(r *http.Request) (any, error) {
 	}
 	v, err := s.cached(r, fmt.Sprintf("why/%d/%s", i, key), func(func() bool) (any, error) {
 		groups, unreached := analyze.MergePaths(an.Paths, an.Tree, objs)
+		holders := analyze.GroupHolders(an.Tree, an.Paths, objs, groups, func(i int) bool { return i < whyHolders })
 		m := merged{unreached: unreached, rows: make([]groupJSON, 0, len(groups))}
-		for _, grp := range groups {
-			m.rows = append(m.rows, groupJSON{grp.Count, grp.Retained, report.SignatureText(grp), pathOf(g, grp.Sample)})
+		for i, grp := range groups {
+			row := groupJSON{Count: grp.Count, Retained: grp.Retained, Path: report.SignatureText(grp), Sample: pathOf(g, grp.Sample),
+				Holders: holdersOf(g, holders[i], "path")}
+			if len(holders[i]) > 1 {
+				row.HeldBy = report.HeldByText(holders[i], "path")
+			}
+			m.rows = append(m.rows, row)
 		}
 		return m, nil
 	})

@@ -11,18 +11,53 @@ import (
 )
 
 type findingJSON struct {
-	Type     string   `json:"type"`
-	Classes  string   `json:"classes,omitempty"`
-	Types    int      `json:"types,omitempty"`
+	Text     string          `json:"text"`
+	Type     string          `json:"type"`
+	Classes  string          `json:"classes,omitempty"`
+	Verdict  analyze.Verdict `json:"verdict"`
+	Growth   string          `json:"growth"`
+	Count    int             `json:"count"`
+	Retained uint64          `json:"retained_bytes"`
+	Shallow  uint64          `json:"shallow_bytes"`
+	Noise    string          `json:"noise,omitempty"`
+	Detached bool            `json:"detached,omitempty"` // the objects are or hold detached DOM nodes
+	HeldBy   string          `json:"held_by"`
+	Parts    []partJSON      `json:"parts"`
+	Holders  []holderJSON    `json:"holders"`
+	// Path and Sample are the biggest part's.
+	Path   string   `json:"path"`
+	Sample pathJSON `json:"sample"`
+}
+
+type partJSON struct {
+	Text     string   `json:"text"`
 	Count    int      `json:"count"`
 	Retained uint64   `json:"retained_bytes"`
-	Shallow  uint64   `json:"shallow_bytes"`
-	Growth   int      `json:"growth,omitempty"`
-	Noise    string   `json:"noise,omitempty"`
-	Counts   []int    `json:"counts,omitempty"`
 	Path     string   `json:"path"`
 	Sample   pathJSON `json:"sample"`
-	Detached bool     `json:"detached,omitempty"` // the objects are or hold detached DOM nodes
+}
+
+type holderJSON struct {
+	Text       string   `json:"text"`
+	Holds      int      `json:"holds"`
+	Frees      int      `json:"frees"`
+	FreesBytes uint64   `json:"frees_bytes"`
+	Group      int      `json:"group,omitempty"`
+	Path       pathJSON `json:"path"`
+}
+
+// holdersOf is holders as the page shows them; group names the other
+// groups ("finding", "path").
+func holdersOf(g *heap.Graph, hs []analyze.Holder, group string) []holderJSON {
+	out := []holderJSON{}
+	for _, h := range hs {
+		hj := holderJSON{Text: report.HolderText(h, group), Holds: h.Holds, Frees: h.Frees, FreesBytes: h.FreesBytes, Path: pathOf(g, h.Path)}
+		if h.Group >= 0 {
+			hj.Group = h.Group + 1
+		}
+		out = append(out, hj)
+	}
+	return out
 }
 
 // leakDefaults returns the baseline, target and final the leaks view
@@ -69,22 +104,45 @@ func (s *server) leaks(r *http.Request) (any, error) {
 		return nil, err
 	}
 	rep := v.(analyze.LeakReport)
-	page, err := cut(rep.Findings, p, func(f analyze.LeakFinding) string {
-		return report.LeakLabel(f) + " " + report.SignatureText(f.PathGroup)
+	// Findings keep their numbers (holders refer to them) whatever the
+	// page's filter and order.
+	ptrs := make([]*analyze.LeakFinding, len(rep.Findings))
+	for i := range rep.Findings {
+		ptrs[i] = &rep.Findings[i]
+	}
+	page, err := cut(ptrs, p, func(f *analyze.LeakFinding) string {
+		s := report.FindingText(*f)
+		for _, x := range f.Parts {
+			s += " " + report.SignatureText(x.PathGroup)
+		}
+		return s
 	},
-		map[string]column[analyze.LeakFinding]{
-			"type":           func(a, b analyze.LeakFinding) int { return cmp.Compare(a.Type, b.Type) },
-			"count":          num(func(f analyze.LeakFinding) int { return f.Count }),
-			"retained_bytes": num(func(f analyze.LeakFinding) uint64 { return f.Retained }),
-			"shallow_bytes":  num(func(f analyze.LeakFinding) uint64 { return f.Bytes }),
+		map[string]column[*analyze.LeakFinding]{
+			"type": func(a, b *analyze.LeakFinding) int {
+				return cmp.Compare(report.FindingText(*a), report.FindingText(*b))
+			},
+			"count":          num(func(f *analyze.LeakFinding) int { return f.Count }),
+			"retained_bytes": num(func(f *analyze.LeakFinding) uint64 { return f.Retained }),
+			"shallow_bytes":  num(func(f *analyze.LeakFinding) uint64 { return f.Shallow }),
 		})
 	if err != nil {
 		return nil, err
 	}
 	rows := []findingJSON{}
 	for _, f := range page.Rows {
-		rows = append(rows, findingJSON{f.Type, f.Classes, f.Types, f.Count, f.Retained, f.Bytes, f.Growth, f.Noise, f.Counts,
-			report.SignatureText(f.PathGroup), pathOf(gs[2], f.Sample), f.Detached})
+		big := f.Parts[0]
+		j := findingJSON{Text: report.FindingText(*f), Type: big.Type, Classes: big.Classes, Verdict: f.Verdict, Growth: report.GrowthText(*f),
+			Count: f.Count, Retained: f.Retained, Shallow: f.Shallow, Noise: f.Noise, Detached: f.Detached(), HeldBy: report.HeldByLine(*f),
+			Path: report.SignatureText(big.PathGroup), Sample: pathOf(gs[2], big.Sample), Parts: []partJSON{}, Holders: []holderJSON{}}
+		if big.Element != "" {
+			j.Type, j.Classes = big.Element, ""
+		}
+		for _, x := range f.Parts {
+			j.Parts = append(j.Parts, partJSON{Text: report.Count(x.Count) + " " + report.PartLabel(x), Count: x.Count, Retained: x.Retained,
+				Path: report.SignatureText(x.PathGroup), Sample: pathOf(gs[2], x.Sample)})
+		}
+		j.Holders = holdersOf(gs[2], f.Holders, "finding")
+		rows = append(rows, j)
 	}
 	return struct {
 		Baseline    int                  `json:"baseline"`

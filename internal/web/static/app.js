@@ -466,7 +466,7 @@
       columns: [
         { key: 'count', label: 'objects', num: true, cell: (r) => count(r.count) },
         { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
-        { key: 'path', label: 'held by (e.g. one path: click to see its objects)', sort: false, cell: (r) => HS.pathView(r.count === 1 ? r.sample.text : r.path, r.sample, stepLink(s)) },
+        { key: 'path', label: 'held by (e.g. one path: click to see its objects)', sort: false, cell: (r) => holdersCell(r, s, r.count === 1 ? r.sample.text : r.path) },
       ],
     });
     view.push(t.element, section('The sample paths of these groups, drawn (the objects on them, each once)', pic));
@@ -591,15 +591,36 @@
       columns: [
         { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
         { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
-        { key: 'type', label: 'type', cell: (r) => el('span', {}, r.types ? el('span', { text: `${r.type} (instances of ${count(r.types)} classes)` + (r.noise ? ` [noise: ${r.noise}]` : '') }) : el('a', { href: whyLink(pick.final, r.classes ? { class: r.classes } : { type: r.type }), text: (r.classes ? `${r.type} (classes ${r.classes})` : r.type) + (r.noise ? ` [noise: ${r.noise}]` : '') }),
-          r.detached ? el('span', { class: 'tag', text: 'detached DOM', title: 'these objects are, or hold, DOM nodes no longer in the page' }) : null) },
-        { key: 'path', label: 'held by (click for an example path)', sort: false, cell: (r) => HS.pathView(r.path, r.sample, stepLink(pick.final)) },
+        { key: 'type', label: 'what leaked, where', cell: (r) => leakWhat(r, pick.final) },
+        { key: 'growth', label: 'growth', sort: false, cell: (r) => el('span', { class: 'verdict-' + r.verdict, text: r.growth }) },
+        { key: 'path', label: 'held by (click for an example path)', sort: false, cell: (r) => holdersCell(r, pick.final) },
       ],
     });
     const sel = (name) => snapSelect(name, pick[name], (v) => go('leaks', { ...pick, [name]: v }));
     return [el('h1', { text: 'Leaks: created between baseline and target, still alive in final' }),
       el('p', { class: 'controls' }, 'baseline ', sel('baseline'), ' target ', sel('target'), ' final ', sel('final')),
       head, chartBox, t.element];
+  }
+
+  // leakWhat shows what a finding's objects are and where (a link to
+  // why for its main type), and its parts when it has several.
+  function leakWhat(r, s) {
+    const link = el('a', { href: whyLink(s, r.classes ? { class: r.classes } : { type: r.type }), text: r.text + (r.noise ? ` [noise: ${r.noise}]` : '') });
+    const what = el('span', {}, link, r.detached ? el('span', { class: 'tag', text: 'detached DOM', title: 'these objects are, or hold, DOM nodes no longer in the page' }) : null);
+    if (r.parts.length < 2) return what;
+    return el('div', {}, what, el('details', { class: 'parts' }, el('summary', { text: `${count(r.parts.length)} parts` }),
+      el('ul', {}, r.parts.map((x) => el('li', {}, `${x.text}, retained ${bytes(x.retained_bytes)}: `, HS.pathView(x.path, x.sample, stepLink(s)))))));
+  }
+
+  // holdersCell shows what holds a finding or a group of why: the path
+  // of its one holder, or every holder, what each holds and what
+  // removing it alone frees.
+  function holdersCell(r, s, text) {
+    if (!r.holders || r.holders.length < 2) return HS.pathView(text || r.path, r.sample, stepLink(s));
+    return el('div', { class: 'holders' }, HS.pathView(text || r.path, r.sample, stepLink(s)), el('p', { text: r.held_by }),
+      el('ul', {}, r.holders.map((h) => el('li', {},
+        `${h.text}: holds ${count(h.holds)}, alone frees ${h.frees ? `${count(h.frees)} (${bytes(h.frees_bytes)})` : 'nothing'}`,
+        h.group ? '' : el('details', { class: 'holder-path' }, el('summary', { text: 'path' }), HS.pathSteps(h.path, stepLink(s)))))));
   }
 
   // ---- trend ----

@@ -25,9 +25,30 @@
       { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
       { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
       { key: 'shallow_bytes', label: 'shallow', num: true, cell: (r) => bytes(r.shallow_bytes) },
-      { key: 'type', label: 'type', cell: (r) => r.type + (r.noise ? ` [noise: ${r.noise}]` : '') },
-      { key: 'path', label: 'held by (click for an example path)', sort: false, cell: (r) => samplePath(r.path, r.sample_path) },
+      { key: 'type', label: 'what leaked, where', cell: findingWhat },
+      { key: 'growth', label: 'growth', sort: false, cell: (r) => r.growth || '' },
+      { key: 'path', label: 'held by (click for an example path)', sort: false, cell: findingHolders },
     ];
+  }
+
+  // findingWhat is what a finding's objects are and where, and its parts
+  // when it has several.
+  function findingWhat(r) {
+    const what = (r.text || r.type) + (r.noise ? ` [noise: ${r.noise}]` : '');
+    if (!r.parts || r.parts.length < 2) return what;
+    return el('div', {}, what, el('details', { class: 'parts' }, el('summary', { text: `${count(r.parts.length)} parts` }),
+      el('ul', {}, r.parts.map((x) => el('li', {}, `${x.text}, retained ${bytes(x.retained_bytes)}: `, samplePath(x.path, x.sample_path))))));
+  }
+
+  // findingHolders is the path that holds a finding, and every holder
+  // when it has several: what each holds and what removing it frees.
+  function findingHolders(r) {
+    const path = samplePath(r.path, r.sample_path);
+    if (!r.holders || r.holders.length < 2) return path;
+    return el('div', { class: 'holders' }, path, el('p', { text: r.held_by }),
+      el('ul', {}, r.holders.map((h) => el('li', {},
+        `${h.text}: holds ${count(h.holds)}, alone frees ${h.frees ? `${count(h.frees)} (${bytes(h.frees_bytes)})` : 'nothing'}`,
+        h.group ? '' : samplePath('path', h.path)))));
   }
 
   function chartBox(id) {

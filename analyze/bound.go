@@ -1,0 +1,208 @@
+package analyze
+
+import (
+	"strconv"
+
+	"github.com/heapscope/heapscope/heap"
+)
+
+// Bound is what the snapshots show of a limit on a finding's place: a
+// cache that fills up to it is no leak, unless the limit is too big.
+type Bound struct {
+	// Kind says how the limit shows:
+	//   - "lru_cache": a functools.lru_cache with a maxsize (sympy's
+	//     cacheit is one), which Max gives;
+	//   - "evicts": entries the place held in target are gone by final,
+	//     so code trims it (Evicted counts them).
+	Kind string `json:"kind"`
+	// Max is the limit when the snapshot records it; 0 otherwise.
+	Max int `json:"max,omitempty"`
+	// Filled is how many entries the place holds in final.
+	Filled int `json:"filled"`
+	// Evicted is how many of the entries it held in target are gone by
+	// final (by identity; Kind "evicts").
+	Evicted int `json:"evicted,omitempty"`
+}
+
+// lruType is the type of what functools.lru_cache returns.
+const lruType = "functools._lru_cache_wrapper"
+
+// lruBound returns the bound of x, when x is a functools.lru_cache
+// wrapper with a maxsize: the snapshot has the maxsize as the int in the
+// closure of the wrapper's cache_parameters function (functools sets it
+// on every wrapper since Python 3.9), and the entries as the cache
+// dict's. It returns nil for any other object, an lru_cache without a
+// maxsize (maxsize=None: unbounded) or a snapshot without values.
+func lruBound(g *heap.Graph, x heap.ObjectID) *Bound {
+	if x == heap.None || g.TypeName(g.Type(x)) != lruType {
+		return nil
+	}
+	max := -1
+	for _, e := range g.Edges(x) {
+		if e.Label.Kind() != heap.Weak && g.TypeName(g.Type(e.To)) == "dict" {
+			if m, ok := lruMaxsize(g, e.To); ok {
+				max = m
+			}
+		}
+	}
+	if max <= 0 {
+		return nil
+	}
+	b := &Bound{Kind: "lru_cache", Max: max}
+	if d, ok := lruCacheDict(g, x); ok {
+		b.Filled = countEntries(g, d, countKeyed, newNameMatcher(g))
+	}
+	return b
+}
+
+// lruCacheDict returns the cache dict of x, a functools.lru_cache
+// wrapper: the edge named cache, or else its only dict that is not its
+// __dict__ (the one that holds cache_parameters). The C wrapper's
+// references have no names on some Pythons.
+func lruCacheDict(g *heap.Graph, x heap.ObjectID) (heap.ObjectID, bool) {
+	if g.TypeName(g.Type(x)) != lruType {
+		return heap.None, false
+	}
+	if d, ok := edgeTo(g, x, "cache", ".cache"); ok {
+		return d, true
+	}
+	found := heap.None
+	for _, e := range g.Edges(x) {
+		if e.Label.Kind() == heap.Weak || g.TypeName(g.Type(e.To)) != "dict" || g.EdgeName(e.Label) == "__dict__" {
+			continue
+		}
+		if _, ok := lruMaxsize(g, e.To); ok {
+			continue
+		}
+		if found != heap.None && found != e.To {
+			return heap.None, false
+		}
+		found = e.To
+	}
+	return found, found != heap.None
+}
+
+func max0(n int) int { return max(n, 0) }
+
+// isEntryLabel reports whether l names a container's entry: an index, a
+// bracketed key or a name of digits.
+func isEntryLabel(g *heap.Graph, l heap.Label) bool {
+	return l.IsIndex() || collapseEdge(g.String(l.Name())) == "[*]"
+}
+
+// lruMaxsize returns the maxsize recorded in ns, an lru_cache wrapper's
+// __dict__: .cache_parameters -> __closure__ -> <cell> maxsize ->
+// cell_contents, an int.
+func lruMaxsize(g *heap.Graph, ns heap.ObjectID) (int, bool) {
+	fn, ok := edgeTo(g, ns, ".cache_parameters", "['cache_parameters']")
+	if !ok {
+		return 0, false
+	}
+	cl, ok := edgeTo(g, fn, "__closure__")
+	if !ok {
+		return 0, false
+	}
+	cell, ok := edgeTo(g, cl, "<cell> maxsize")
+	if !ok {
+		return 0, false
+	}
+	v, ok := edgeTo(g, cell, "cell_contents")
+	if !ok {
+		return 0, false
+	}
+	if g.TypeName(g.Type(v)) != "int" {
+		return -1, true // None: no bound
+	}
+	s, ok := g.Value(v)
+	if !ok {
+		return -1, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return -1, true
+	}
+	return n, true
+}
+
+// edgeTo returns the target of x's first non-weak edge named one of
+// names.
+func edgeTo(g *heap.Graph, x heap.ObjectID, names ...string) (heap.ObjectID, bool) {
+	for _, e := range g.Edges(x) {
+		if e.Label.Kind() == heap.Weak || e.Label.IsIndex() {
+			continue
+		}
+		n := g.String(e.Label.Name())
+		for _, want := range names {
+			if n == want {
+				return e.To, true
+			}
+		}
+	}
+	return heap.None, false
+}
+
+// entries returns the objects container x holds as entries: through
+// its store (see containerKind.Via), by index or key. nil when x is no
+// container h knows.
+func (h *containerIndex) entries(x heap.ObjectID) []heap.ObjectID {
+	out, _ := h.entriesCounted(x)
+	return out
+}
+
+// entriesCounted is entries, with the number of entries as the
+// container's kind counts them (a V8 Map's key and value are one).
+func (h *containerIndex) entriesCounted(x heap.ObjectID) ([]heap.ObjectID, int) {
+	if h.kindOf == nil || h.kindOf[h.g.Type(x)] == 0 {
+		return nil, 0
+	}
+	k := h.kinds[h.kindOf[h.g.Type(x)]-1]
+	store := x
+	if len(k.Via) > 0 {
+		s, ok := follow(h.g, x, k.Via, h.names)
+		if !ok {
+			return nil, 0
+		}
+		store = s
+	}
+	var out []heap.ObjectID
+	for _, e := range h.g.Edges(store) {
+		if e.Label.Kind() != heap.Weak && isEntryLabel(h.g, e.Label) {
+			out = append(out, e.To)
+		}
+	}
+	return out, countEntries(h.g, store, k.Rule, h.names)
+}
+
+// evictions returns the bound of place, a container of final, when
+// entries of the given types (a finding's) that it held in target (the
+// same container, found by its identity) are gone by final: code trims
+// it. Entries are told apart by address (V8: node id) and type. nil
+// when none is gone, or the container is not in target.
+func evictions(target, final *heap.Graph, ct, cf *containerIndex, place heap.ObjectID, types map[string]bool) *Bound {
+	if place == heap.None {
+		return nil
+	}
+	at, ok := target.FindAddr(final.Addr(place))
+	if !ok || target.TypeName(target.Type(at)) != final.TypeName(final.Type(place)) {
+		return nil
+	}
+	type ident struct {
+		addr uint64
+		typ  string
+	}
+	now, filled := cf.entriesCounted(place)
+	have := make(map[ident]bool, len(now))
+	for _, e := range now {
+		have[ident{final.Addr(e), final.TypeName(final.Type(e))}] = true
+	}
+	gone := 0
+	for _, e := range ct.entries(at) {
+		if types[target.TypeName(target.Type(e))] && !have[ident{target.Addr(e), target.TypeName(target.Type(e))}] {
+			gone++
+		}
+	}
+	if gone == 0 {
+		return nil
+	}
+	return &Bound{Kind: "evicts", Filled: filled, Evicted: gone}
+}
