@@ -27,6 +27,15 @@
 // program can be asked for a snapshot with ([ParseSignal], [SignalName],
 // [Catches]).
 //
+// What capture may import (heap's TestLayers checks it): the readers, to
+// check what a program wrote by the format's magic or to redact a Node
+// snapshot as it streams; the agent it stages; internal/input,
+// internal/term, and internal/fleet's names for a set of many processes'
+// snapshots. Never heap itself (a capture builds no graph), the
+// analyses, the renderers or the command. Each runtime's package may
+// import this one and no other capture package; only run's supervisor
+// drives others.
+//
 // A capture writes a snapshot whole or not at all: into a temporary file
 // or directory beside its output, renamed into place when it is checked.
 package capture
