@@ -73,6 +73,8 @@ type holderFinder struct {
 	// member); Unreachable when no member does.
 	owner   []uint32
 	groupOf map[heap.ObjectID]int32 // member -> its group
+	// placeMemo keeps the holder of each referrer met (see holderPlace).
+	placeMemo map[heap.ObjectID]holderKey
 	// placeOf tells, for a fresh object no member dominates (a leaked
 	// Map's new table), the group of objects held at the same place,
 	// or -1; nil when there are no such places.
@@ -85,7 +87,7 @@ type holderFinder struct {
 func newHolderFinder(t *DomTree, r, clean *Retainers, fresh bitset, groups [][]heap.ObjectID) *holderFinder {
 	g := t.g
 	hf := &holderFinder{g: g, t: t, r: r, clean: clean, fresh: fresh, isRoot: rootBits(g), cont: newContainerIndex(g),
-		groupOf: map[heap.ObjectID]int32{}}
+		groupOf: map[heap.ObjectID]int32{}, placeMemo: map[heap.ObjectID]holderKey{}}
 	for i, ms := range groups {
 		for _, m := range ms {
 			if _, dup := hf.groupOf[m]; !dup {
@@ -323,22 +325,12 @@ func (hf *holderFinder) classify(gi int, r heap.ObjectID, ed heap.Edge, j int, a
 		if !hf.clean.Reached(r) {
 			return // only fresh objects lead to r: it holds nothing on its own
 		}
-		// A container's store (its table, an lru_cache's dict) holds for
-		// the container.
-		var above []heap.ObjectID
-		for q, _ := hf.clean.Parent(r); q != SuperRoot && q != Unreachable && len(above) < 3; q, _ = hf.clean.Parent(q) {
-			above = append(above, q)
+		k, ok := hf.placeMemo[r]
+		if !ok {
+			k = hf.holderPlace(r)
+			hf.placeMemo[r] = k
 		}
-		slices.Reverse(above)
-		if c, ok := hf.cont.containerAround(r, above); ok {
-			at = c
-		} else if q, l := hf.clean.Parent(r); q != SuperRoot && q != Unreachable && l.Kind() == heap.Internal && runtimeType(hf.g.TypeName(hf.g.Type(r))) {
-			at = q // a runtime object's store ((array) of an object's properties)
-		}
-		sig, kind, root := hf.clean.signature(at)
-		name, _ := hf.g.Name(at)
-		key = "sig\x00" + signatureKey(PathGroup{RootKind: kind, RootName: root, Signature: sig}) + "\x00" + name
-		clean = true
+		key, at, clean = k.key, k.at, true
 	}
 	h := byKey[key]
 	if h == nil {
@@ -399,4 +391,33 @@ func GroupHolders(t *DomTree, r *Retainers, objs []heap.ObjectID, groups []PathG
 		}
 	}
 	return out
+}
+
+// holderKey is the holder a referrer that is not fresh counts in: the
+// key of its place, and the object that holds (the referrer, or the
+// container whose store it is).
+type holderKey struct {
+	key string
+	at  heap.ObjectID
+}
+
+// holderPlace returns the holder the referrer r counts in: a
+// container's store (its table, an lru_cache's dict) holds for the
+// container; holders are told apart by the signature of the holding
+// object's path through no fresh object, and its name.
+func (hf *holderFinder) holderPlace(r heap.ObjectID) holderKey {
+	at := r
+	var above []heap.ObjectID
+	for q, _ := hf.clean.Parent(r); q != SuperRoot && q != Unreachable && len(above) < 3; q, _ = hf.clean.Parent(q) {
+		above = append(above, q)
+	}
+	slices.Reverse(above)
+	if c, ok := hf.cont.containerAround(r, above); ok {
+		at = c
+	} else if q, l := hf.clean.Parent(r); q != SuperRoot && q != Unreachable && l.Kind() == heap.Internal && runtimeType(hf.g.TypeName(hf.g.Type(r))) {
+		at = q // a runtime object's store ((array) of an object's properties)
+	}
+	sig, kind, root := hf.clean.signature(at)
+	name, _ := hf.g.Name(at)
+	return holderKey{"sig\x00" + signatureKey(PathGroup{RootKind: kind, RootName: root, Signature: sig}) + "\x00" + name, at}
 }

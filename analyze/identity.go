@@ -89,20 +89,44 @@ func stableKeys(g *heap.Graph) []uint64 {
 // Matcher finds, in other snapshots of the same process, the objects of
 // one snapshot (or of a subset of it).
 type Matcher struct {
-	mode  IdentityMode
-	plain []uint64 // sorted keys matched alone (stable ids, immutable objects)
-	pairs []uint64 // sorted (object, referrer, reference name) keys of mutable objects
+	mode   IdentityMode
+	marked bool     // keys carry a mark in their lowest bit (see newMarkedMatcher)
+	plain  []uint64 // sorted keys matched alone (stable ids, immutable objects)
+	pairs  []uint64 // sorted (object, referrer, reference name) keys of mutable objects
 }
 
 // NewMatcher indexes the objects of g for which keep returns true (all
 // when keep is nil).
 func NewMatcher(g *heap.Graph, mode IdentityMode, keep func(heap.ObjectID) bool) *Matcher {
-	m := &Matcher{mode: mode}
+	return newMatcher(g, mode, keep, nil)
+}
+
+// newMarkedMatcher is NewMatcher over every object of g, with the
+// objects mark returns true for marked: [Matcher.matchesMarked] tells
+// an object that matches one of them from one that matches another.
+// A key's lowest bit holds the mark, so that one sorted index serves
+// both (keys of different objects then collide with probability about
+// 2^-63 per pair).
+func newMarkedMatcher(g *heap.Graph, mode IdentityMode, mark func(heap.ObjectID) bool) *Matcher {
+	return newMatcher(g, mode, nil, mark)
+}
+
+func newMatcher(g *heap.Graph, mode IdentityMode, keep, mark func(heap.ObjectID) bool) *Matcher {
+	m := &Matcher{mode: mode, marked: mark != nil}
+	key := func(id heap.ObjectID, k uint64) uint64 {
+		if mark == nil {
+			return k
+		}
+		if mark(id) {
+			return k | 1
+		}
+		return k &^ 1
+	}
 	if mode == IdentityStable {
 		keys := stableKeys(g)
 		for id := range g.Objects() {
 			if keep == nil || keep(id) {
-				m.plain = append(m.plain, keys[id])
+				m.plain = append(m.plain, key(id, keys[id]))
 			}
 		}
 		slices.Sort(m.plain)
@@ -111,12 +135,12 @@ func NewMatcher(g *heap.Graph, mode IdentityMode, keep func(heap.ObjectID) bool)
 	own, mutable := ownKeys(g)
 	each := func(id heap.ObjectID, k uint64) {
 		if keep == nil || keep(id) {
-			m.pairs = append(m.pairs, k)
+			m.pairs = append(m.pairs, key(id, k))
 		}
 	}
 	for id := range g.Objects() {
 		if (keep == nil || keep(id)) && !mutable[id] {
-			m.plain = append(m.plain, own[id])
+			m.plain = append(m.plain, key(id, own[id]))
 		}
 	}
 	forEachPair(g, own, mutable, each)
@@ -128,26 +152,50 @@ func NewMatcher(g *heap.Graph, mode IdentityMode, keep func(heap.ObjectID) bool)
 // Matches returns, for every object of g, whether the matcher's snapshot
 // has it.
 func (m *Matcher) Matches(g *heap.Graph) []bool {
-	out := make([]bool, g.NumObjects())
+	out, _ := m.matchesMarked(g)
+	return out
+}
+
+// matchesMarked returns, for every object of g, whether the matcher's
+// snapshot has it, and whether it has it among the objects marked (see
+// newMarkedMatcher; all false when the matcher marks none).
+func (m *Matcher) matchesMarked(g *heap.Graph) (any, marked []bool) {
+	any = make([]bool, g.NumObjects())
+	if m.marked {
+		marked = make([]bool, g.NumObjects())
+	}
+	find := func(keys []uint64, id heap.ObjectID, k uint64) {
+		if !m.marked {
+			if !any[id] {
+				_, any[id] = slices.BinarySearch(keys, k)
+			}
+			return
+		}
+		if !marked[id] {
+			if _, ok := slices.BinarySearch(keys, k|1); ok {
+				any[id], marked[id] = true, true
+				return
+			}
+		}
+		if !any[id] {
+			_, any[id] = slices.BinarySearch(keys, k&^1)
+		}
+	}
 	if m.mode == IdentityStable {
 		keys := stableKeys(g)
 		for id := range g.Objects() {
-			_, out[id] = slices.BinarySearch(m.plain, keys[id])
+			find(m.plain, id, keys[id])
 		}
-		return out
+		return any, marked
 	}
 	own, mutable := ownKeys(g)
 	for id := range g.Objects() {
 		if !mutable[id] {
-			_, out[id] = slices.BinarySearch(m.plain, own[id])
+			find(m.plain, id, own[id])
 		}
 	}
-	forEachPair(g, own, mutable, func(id heap.ObjectID, k uint64) {
-		if !out[id] {
-			_, out[id] = slices.BinarySearch(m.pairs, k)
-		}
-	})
-	return out
+	forEachPair(g, own, mutable, func(id heap.ObjectID, k uint64) { find(m.pairs, id, k) })
+	return any, marked
 }
 
 // forEachPair calls fn for every way a mutable object is held: each

@@ -413,20 +413,20 @@ func survivors(baseline, target, final *heap.Graph, mode IdentityMode, rep *Leak
 			rep.New++
 		}
 	}
-	alive := NewMatcher(target, mode, func(id heap.ObjectID) bool { return !old[id] }).Matches(final)
+	// One index of target, its new objects marked: the objects of final
+	// that match a new one are the leaked; those that match none, made
+	// since.
+	existed, alive := newMarkedMatcher(target, mode, func(id heap.ObjectID) bool { return !old[id] }).matchesMarked(final)
 	for id, a := range alive {
-		if a {
+		switch {
+		case a:
 			leaked = append(leaked, heap.ObjectID(id))
 			rep.LeakedBytes += final.Size(heap.ObjectID(id))
-		}
-	}
-	rep.Leaked = len(leaked)
-	existed := NewMatcher(target, mode, nil).Matches(final)
-	for id, e := range existed {
-		if !e && !alive[id] {
+		case !existed[id]:
 			made = append(made, heap.ObjectID(id))
 		}
 	}
+	rep.Leaked = len(leaked)
 	return leaked, made
 }
 
