@@ -252,9 +252,9 @@ func TestTreemap(t *testing.T) {
 	for i := range 30 {
 		fmt.Fprintf(&b, " [%d]=q%d", i, i)
 	}
-	b.WriteString(" [30]=odd\nodd Odd 3\n")
+	b.WriteString(" [30]=odd [31]=big\nodd Odd 3\nbig Request 1000\n")
 	for i := range 30 {
-		fmt.Fprintf(&b, "q%d Request %d\n", i, 10+i)
+		fmt.Fprintf(&b, "q%d Request 10\n", i)
 	}
 	g := heaptest.MustParse(t, b.String())
 	dt := Dominators(g, DomOptions{})
@@ -270,10 +270,13 @@ func TestTreemap(t *testing.T) {
 	if len(m.Kids) != 2 || name(m.Kids[0].Object) != "Array" || name(m.Kids[1].Object) != "Value" || m.Kids[1].Skipped != 1 || m.Kids[1].Retained != 57 {
 		t.Fatalf("App's rectangles: %+v", m.Kids)
 	}
-	// The array has 31 children, more than 4: 30 Requests are one
-	// rectangle, the Odd one another.
+	// The array has 32 children, more than 4: the big Request (over 2%
+	// of the array) is a rectangle of its own, the 30 small ones one,
+	// the Odd one another.
 	arr := m.Kids[0]
-	if len(arr.Kids) != 2 || arr.Kids[0].Group != 30 || arr.Kids[0].Type != "Request" || arr.Kids[0].Retained != 30*10+435 || arr.Kids[1].Group != 0 || name(arr.Kids[1].Object) != "Odd" {
+	if len(arr.Kids) != 3 || arr.Kids[0].Group != 0 || arr.Kids[0].Retained != 1000 ||
+		arr.Kids[1].Group != 30 || arr.Kids[1].Type != "Request" || arr.Kids[1].Retained != 300 ||
+		arr.Kids[2].Group != 0 || name(arr.Kids[2].Object) != "Odd" {
 		t.Fatalf("the array's rectangles: %+v", arr.Kids)
 	}
 }

@@ -72,7 +72,7 @@ func (t *DomTree) mapNode(v heap.ObjectID, depth, maxKids int) MapNode {
 	}
 	var items []MapNode
 	if len(kids) > maxKids {
-		items = t.groupByType(kids)
+		items = t.groupByType(kids, n.Retained/bigShare)
 	} else {
 		for _, k := range kids {
 			items = append(items, MapNode{Object: k, Retained: t.Retained(k)})
@@ -95,14 +95,23 @@ func (t *DomTree) mapNode(v heap.ObjectID, depth, maxKids int) MapNode {
 	return n
 }
 
+// bigShare: a child that retains at least 1/bigShare of its node is a
+// rectangle of its own, never in a group.
+const bigShare = 50
+
 // groupByType returns kids (by retained size, largest first) as one item
-// per type with several, one per object alone of its type, in order of
-// first appearance.
-func (t *DomTree) groupByType(kids []heap.ObjectID) []MapNode {
+// per object that retains at least big, then one per type with several
+// of the rest, one per object alone of its type, in order of first
+// appearance.
+func (t *DomTree) groupByType(kids []heap.ObjectID, big uint64) []MapNode {
 	g := t.g
 	index := map[heap.TypeID]int{}
 	var items []MapNode
 	for _, k := range kids {
+		if t.Retained(k) >= big && big > 0 {
+			items = append(items, MapNode{Object: k, Top: k, Retained: t.Retained(k)})
+			continue
+		}
 		ty := g.Type(k)
 		if i, ok := index[ty]; ok {
 			items[i].Group++
