@@ -374,6 +374,7 @@ func TestViews(t *testing.T) {
 			trendView(t, b, url, c)
 			objectPanes(t, b, url, c)
 			summaryObjects(t, b, url, c)
+			shownTheProgram(t, b, url, c)
 			if c.runtime == "v8" {
 				diffObjects(t, b, url, c)
 			}
@@ -462,7 +463,10 @@ func treeClicks(t *testing.T, b *browser, url string) {
 	b.run(t, "collapse "+id, chromedp.Click(chromedp.CSS(fmt.Sprintf(`table.tree tr[data-id="%s"] button.toggle`, id))))
 	b.wait(t, "no children", `document.querySelectorAll('table.tree tr[data-depth="2"]').length === 0`)
 
-	// The treemap: click the biggest object drawn at the top level.
+	// The treemap: click the biggest object drawn at the top level, on
+	// its own part of the picture: the band of its label when it has
+	// children drawn inside it (its middle may be a group of children,
+	// whose click lists them in the summary), else its middle.
 	b.wait(t, "the treemap", `document.getElementById('treemap').dataset.ready === 'true'`)
 	type spot struct {
 		ID string  `json:"id"`
@@ -479,7 +483,9 @@ func treeClicks(t *testing.T, b *browser, url string) {
 			const item = data.getRawDataItem(i);
 			if (node.depth !== 1 || !item || !item.id) continue;
 			const l = data.getItemLayout(i);
-			if (!best || l.width * l.height > best.area) best = { id: item.id, area: l.width * l.height, x: box.left + l.x + l.width / 2, y: box.top + l.y + l.height / 2 };
+			if (!l) continue; // too small to be laid out
+			const y = node.children.length > 0 ? l.y + Math.min(8, l.height / 2) : l.y + l.height / 2;
+			if (!best || l.width * l.height > best.area) best = { id: item.id, area: l.width * l.height, x: box.left + l.x + l.width / 2, y: box.top + y };
 		}
 		return best;
 	})()`)
@@ -500,22 +506,22 @@ func treeClicks(t *testing.T, b *browser, url string) {
 	var info struct {
 		Object struct {
 			ID   string `json:"id"`
+			Name string `json:"name"`
 			Type string `json:"type"`
 		} `json:"object"`
-		Dominators []struct {
-			ID string `json:"id"`
-		} `json:"dominators"`
 	}
 	getJSON(t, endpoint(url, "api/snapshots/2/object/"+focused), &info)
-	under := focused == hit.ID
-	for _, d := range info.Dominators {
-		under = under || d.ID == hit.ID
+	if focused != hit.ID {
+		t.Errorf("clicked object %s in the treemap, the page focused on %s", hit.ID, focused)
 	}
-	if !under {
-		t.Errorf("clicked object %s in the treemap, the page focused on %s, which it does not dominate", hit.ID, focused)
+	// The breadcrumb names the object as the page does: its own name (a
+	// class, a module, a DOM element), else its type.
+	want := info.Object.Name
+	if want == "" {
+		want = info.Object.Type
 	}
-	if crumb != info.Object.Type {
-		t.Errorf("breadcrumb ends with %q, want %q", crumb, info.Object.Type)
+	if crumb != want {
+		t.Errorf("breadcrumb ends with %q, want %q", crumb, want)
 	}
 }
 
@@ -693,19 +699,41 @@ func TestScreenshots(t *testing.T) {
 	}
 	url := serveIn(t, filepath.Dir(snaps[0]), names)
 	b := newBrowser(t)
+	b.run(t, "open the page with its token", chromedp.Navigate(url))
+	// The object of the pictures of one object: the first of the leaked
+	// contexts.
+	var objs struct {
+		Rows []struct {
+			ID string `json:"id"`
+		} `json:"rows"`
+	}
+	getJSON(t, site(url)+"api/snapshots/2/objects?type=__main__.RequestContext&sort=id&limit=1&"+url[strings.Index(url, "?")+1:], &objs)
+	if len(objs.Rows) == 0 {
+		t.Fatal("no RequestContext to picture")
+	}
 	shots := []struct{ name, hash, ready string }{
 		{"overview", "#/overview", `document.querySelectorAll('.card').length === 3`},
 		{"tree", "#/tree?s=2&id=root", `document.getElementById('treemap').dataset.ready === 'true' && document.querySelectorAll('table.tree tr[data-depth="1"]').length > 0`},
 		{"why", "#/why?s=2&type=__main__.RequestContext", `document.querySelector('[data-table="why"][data-total]') !== null`},
+		{"object", "#/tree?s=2&id=" + objs.Rows[0].ID, `document.querySelector('[data-graph="retainers"][data-ready]') !== null && document.querySelector('[data-table="retainers"] tbody tr[data-depth="0"] button.toggle') !== null`},
+		{"summary", "#/summary?s=2", `document.querySelector('[data-table="summary"][data-total]') !== null`},
 		{"leaks", "#/leaks", `document.querySelector('[data-table="leaks"][data-total]') !== null`},
 		{"trend", "#/trend", `Number(document.getElementById('trend-chart').dataset.series) > 0`},
 	}
-	b.run(t, "open the page with its token", chromedp.Navigate(url))
 	for _, s := range shots {
 		b.open(t, s.name, site(url)+s.hash)
 		b.wait(t, s.name, s.ready)
-		if s.name == "why" {
+		switch s.name {
+		case "why":
 			b.run(t, "open a path", chromedp.Click(chromedp.CSS(`[data-table="why"] details.path summary`)))
+		case "object":
+			// The retainers first: what holds the object, opened a level.
+			b.run(t, "open a retainer", chromedp.Click(chromedp.CSS(`[data-table="retainers"] tbody tr[data-depth="0"] button.toggle`)))
+			b.wait(t, "its holder", `document.querySelector('[data-table="retainers"] tbody tr[data-depth="1"]') !== null`)
+			b.run(t, "scroll to the panes", chromedp.ScrollIntoView(chromedp.CSS(`.panes`)))
+		case "summary":
+			b.run(t, "open the leaked type", chromedp.Click(chromedp.CSS(`[data-table="summary"] button.expand[data-for="__main__.RequestContext"]`)))
+			b.wait(t, "its objects", `document.querySelector('tr.sub [data-table="objects"][data-total]') !== null`)
 		}
 		b.run(t, "settle", chromedp.Sleep(300*time.Millisecond))
 		png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
@@ -907,4 +935,93 @@ func TestDetachedDOM(t *testing.T) {
 		t.Errorf("the leaks view marks %d findings as detached DOM, want the panels and the records", tags)
 	}
 	b2.clean(t, site(url))
+}
+
+// shownTheProgram: the views show the program, not the runtime: they
+// open on the latest snapshot; the treemap passes through chains of
+// single children and groups many children by type; trend puts what
+// grew in every snapshot first and the program's types before the
+// runtime's; paths wrap between steps only; numbers have thousands
+// separators; long C++ template names are shortened, whole on hover.
+func shownTheProgram(t *testing.T, b *browser, url string, c runtimeCase) {
+	b.open(t, "the summary of no snapshot in particular", site(url)+"#/summary")
+	if v := eval[string](t, b, `document.querySelector('select[name="s"]').value`); v != "2" {
+		t.Errorf("the summary opens on snapshot %s, want the latest (2)", v)
+	}
+	b.open(t, "the tree", site(url)+"#/tree?id=root")
+	b.wait(t, "the treemap", `document.getElementById('treemap').dataset.ready === 'true'`)
+	type tm struct {
+		Top    int      `json:"top"`
+		Groups []string `json:"groups"`
+	}
+	m := eval[tm](t, b, `(() => {
+		const data = echarts.getInstanceByDom(document.getElementById('treemap')).getModel().getSeriesByIndex(0).getData();
+		let top = 0; const groups = [];
+		for (let i = 0; i < data.count(); i++) {
+			const node = data.tree.getNodeByDataIndex(i);
+			if (node.depth === 1) top++;
+			if (/^[0-9][0-9,]* × /.test(node.name)) groups.push(node.name);
+		}
+		return { top, groups };
+	})()`)
+	if m.Top < 2 || len(m.Groups) == 0 {
+		t.Errorf("the treemap draws %d rectangles at its top and groups %q: want several, and children grouped by type", m.Top, m.Groups)
+	}
+	// A click on the biggest group lists its objects: the summary,
+	// filtered by their type. A rectangle's layout is within its
+	// parent's.
+	type spot struct {
+		Type string  `json:"type"`
+		X    float64 `json:"x"`
+		Y    float64 `json:"y"`
+	}
+	g := eval[spot](t, b, `(() => {
+		const data = echarts.getInstanceByDom(document.getElementById('treemap')).getModel().getSeriesByIndex(0).getData();
+		const box = document.getElementById('treemap').getBoundingClientRect();
+		let best = null;
+		for (let i = 0; i < data.count(); i++) {
+			const item = data.getRawDataItem(i);
+			const l = data.getItemLayout(i);
+			if (!item || !item.type || !l) continue;
+			let x = l.x, y = l.y;
+			for (let p = data.tree.getNodeByDataIndex(i).parentNode; p && p.depth > 0; p = p.parentNode) {
+				const pl = p.getLayout();
+				x += pl.x; y += pl.y;
+			}
+			if (!best || l.width * l.height > best.area) best = { type: item.type, area: l.width * l.height, x: box.left + x + l.width / 2, y: box.top + y + l.height / 2 };
+		}
+		return best || { type: '' };
+	})()`)
+	if g.Type == "" {
+		t.Fatal("the treemap draws no group to click")
+	}
+	b.run(t, "click a group", chromedp.MouseClickXY(g.X, g.Y))
+	b.wait(t, "the group's objects", fmt.Sprintf(`location.hash.startsWith('#/summary') && document.getElementById('main').dataset.hash === location.hash && document.querySelector('[data-table="summary"] input.filter').value === %q && document.querySelector('[data-table="summary"][data-total]') !== null`, g.Type))
+	if !eval[bool](t, b, fmt.Sprintf(`[...document.querySelectorAll('[data-table="summary"] button.expand')].some(x => x.dataset.for === %q)`, g.Type)) {
+		t.Errorf("the summary a group of %s opens has no row of that type", g.Type)
+	}
+	b.open(t, "trend", site(url)+"#/trend")
+	b.wait(t, "the trend", `document.querySelector('[data-table="trend-collections"]') !== null && document.querySelector('[data-table="trend"][data-total]') !== null`)
+	if !eval[bool](t, b, `(() => { const all = [...document.querySelectorAll('[data-table]')].map(x => x.dataset.table); return all.indexOf('trend-collections') < all.indexOf('trend') && all.indexOf('trend-paths') < all.indexOf('trend'); })()`) {
+		t.Error("trend does not show what grew in every snapshot before its table of types")
+	}
+	if first := eval[string](t, b, `document.querySelector('[data-table="trend"] tbody tr').textContent`); strings.Contains(first, "runtime") {
+		t.Errorf("trend's first type is the runtime's: %s", first)
+	}
+	b.open(t, "why", site(url)+"#/why?type="+strings.ReplaceAll(c.leaked, "$", "%24"))
+	b.wait(t, "the paths", `document.querySelector('[data-table="why"] .path-text .step') !== null`)
+	if !eval[bool](t, b, `[...document.querySelectorAll('[data-table="why"] .path-text .step')].every((x, i, all) => getComputedStyle(x).whiteSpace === 'nowrap' && (x.previousElementSibling === null || x.textContent.startsWith('-> ')))`) {
+		t.Error("a path's steps may break inside a step or its arrow")
+	}
+	for js, want := range map[string]string{
+		`HS.signedFloat(19436.5)`: "+19,436.5",
+		`HS.count(27947)`:         "27,947",
+		`HS.shortName('blink::HeapVectorBacking<cppgc::internal::BasicMember<blink::Node, cppgc::internal::StrongMemberTag, cppgc::internal::DijkstraWriteBarrierPolicy>>')`: "blink::HeapVectorBacking<…>",
+		`HS.shortName('Detached <div class="panel wide" id="p1" data-kind="card" role="region">')`:                                                                           `Detached <div class="panel wide" id="p1" data-kind="card" role="region">`,
+		`HS.nameEl('blink::HeapHashTableBacking<blink::HashTable<int, blink::KeyValuePair<int, cppgc::internal::BasicMember<blink::DOMTimer>>>>').title`:                     "blink::HeapHashTableBacking<blink::HashTable<int, blink::KeyValuePair<int, cppgc::internal::BasicMember<blink::DOMTimer>>>>",
+	} {
+		if got := eval[string](t, b, js); got != want {
+			t.Errorf("%s = %q, want %q", js, got, want)
+		}
+	}
 }
