@@ -1,0 +1,82 @@
+package report_test
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/heapscope/heapscope/analyze"
+	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/heaptest"
+	"github.com/heapscope/heapscope/internal/report"
+)
+
+// registryHeap is a Python-like heap after n rounds of a factory that
+// makes two classes a round (families app.u_* and app.m_*), keeps them
+// in the module app's cache dict, and registers each in the module
+// reg's set of classes too, as sympy's metaclass does.
+func registryHeap(t *testing.T, n int) *heap.Graph {
+	var b strings.Builder
+	b.WriteString("runtime python\nroot module app app\nroot module reg reg\n")
+	b.WriteString("app@0x100 module 72 -> __dict__=appdict\nappdict@0x200 dict 360 -> ._cache=cache\n")
+	b.WriteString("reg@0x400 module 72 -> __dict__=regdict\nregdict@0x500 dict 360 -> .all_classes=all\n")
+	var cache, all []string
+	for i := 0; i < n; i++ {
+		for _, fam := range []string{"u", "m"} {
+			c := fmt.Sprintf("%s%d", fam, i)
+			cache = append(cache, fmt.Sprintf("['%s_%d']=%s", fam, i, c))
+			all = append(all, c)
+			addr := 0x10000 + i*0x200
+			if fam == "m" {
+				addr += 0x100
+			}
+			fmt.Fprintf(&b, "%s@%x type 900 -> __mro__=mro%s\nname %s class app.%s_%d\n", c, addr, c, c, fam, i)
+			fmt.Fprintf(&b, "mro%s@%x tuple 56\n", c, addr+0x80)
+		}
+	}
+	fmt.Fprintf(&b, "cache@0x300 dict 640 -> %s\n", strings.Join(cache, " "))
+	fmt.Fprintf(&b, "all@0x600 set 512 -> %s\n", strings.Join(all, " "))
+	return heaptest.MustParse(t, b.String())
+}
+
+// TestLeakHoldersReport renders a finding of the classes of two
+// families that a cache and a registry both hold, in every format, and
+// why for one class: one finding, a part per family, both holders, and
+// that removing one alone frees nothing.
+func TestLeakHoldersReport(t *testing.T) {
+	gs := []*heap.Graph{registryHeap(t, 2), registryHeap(t, 5), registryHeap(t, 8)}
+	rep := analyze.Leaks(gs[0], gs[1], gs[2], analyze.LeakOptions{})
+	srcs := []report.Source{source(gs[0], "a.pysnap"), source(gs[1], "b.pysnap"), source(gs[2], "c.pysnap")}
+	var out bytes.Buffer
+	for _, f := range []report.Format{report.Text, report.Markdown, report.JSON} {
+		if err := report.Leaks(&out, f, srcs, gs[2], rep, rep.Findings); err != nil {
+			t.Fatal(err)
+		}
+		out.WriteString("----\n")
+	}
+	text := out.String()
+	for _, want := range []string{
+		"#1  6 classes (app.m_*, app.u_*) in dict at module app._cache",
+		"holders  2, and removing one alone frees nothing",
+		"set at module reg.all_classes: holds 6, alone frees nothing",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("leaks does not say %q", want)
+		}
+	}
+	g := gs[2]
+	tree := analyze.Dominators(g, analyze.DomOptions{})
+	paths := analyze.ShortestPaths(g, analyze.PathOptions{})
+	objs := analyze.Select(g, analyze.Selector{Class: "app.u_5"})
+	groups, unreached := analyze.MergePaths(paths, tree, objs)
+	holders := analyze.GroupHolders(tree, paths, objs, groups, nil)
+	for _, f := range []report.Format{report.Text, report.Markdown, report.JSON} {
+		if err := report.Why(&out, f, srcs[2], g, "class:app.u_5", len(objs), groups, groups, holders, unreached); err != nil {
+			t.Fatal(err)
+		}
+		out.WriteString("----\n")
+	}
+	heaptest.Golden(t, filepath.Join("testdata", "leak-holders.golden"), out.Bytes())
+}
