@@ -56,6 +56,9 @@ var leafUsers = map[string][]string{
 	"internal/input": {"reader", "capture", "command", "support"},
 	// The terminal: its width, whether heapscope is in its foreground.
 	"internal/term": {"capture", "command", "support"},
+	// Starts heapscope web and reads its address, for the web
+	// benchmarks (bench/web, bench/web/load).
+	"bench/web/server": {"support"},
 	// The names of a set of many processes' snapshots: the capture
 	// that writes a set and the commands that read one agree on them.
 	"internal/fleet": {"capture", "command", "support"},

@@ -8,19 +8,17 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log"
 	"net/http"
-	"os"
-	"os/exec"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/heapscope/heapscope/bench/web/server"
 )
 
 func main() {
@@ -31,24 +29,11 @@ func main() {
 	}
 	log.SetFlags(0)
 	start := time.Now()
-	cmd := exec.Command(*bin, "web", flag.Arg(0))
-	out, err := cmd.StdoutPipe()
+	srv, err := server.Start(*bin, flag.Arg(0))
 	if err != nil {
 		log.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		log.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		log.Fatalf("no address: %v", err)
-	}
-	m := regexp.MustCompile(`(http://127\.0\.0\.1:\d+/)\?token=([0-9a-f]+)`).FindStringSubmatch(line)
-	if m == nil {
-		log.Fatalf("no address with a token in %q", line)
-	}
-	url, token := m[1], m[2]
+	cmd, url, token := srv.Cmd, srv.Base, srv.Token
 	listening := time.Since(start)
 	step := func(name, path string) []byte {
 		t := time.Now()
@@ -86,8 +71,7 @@ func main() {
 		}
 	}
 	step("summary page JSON", "api/snapshots/0/summary?limit=100")
-	cmd.Process.Signal(os.Interrupt)
-	if err := cmd.Wait(); err != nil {
+	if err := srv.Stop(); err != nil {
 		log.Fatalf("server: %v", err)
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
