@@ -75,7 +75,9 @@ func shortestPaths(g *heap.Graph, opt PathOptions, avoid bitset) *Retainers {
 		}
 	}
 	isRoot := rootBits(g)
-	queue := make([]uint32, 0, min(n, 1<<16))
+	// Every object enters the queue at most once: room for all of them
+	// up front costs less than growing it by copies.
+	queue := make([]uint32, 0, n)
 	edges := g.AllEdges()
 	var late []uint32 // transient objects reached, searched from after every tier
 	head := 0         // queue holds every object reached, in the order reached

@@ -122,18 +122,13 @@ func Suspects(t *DomTree, opt SuspectOptions) []Suspect {
 	total := t.Retained(SuperRoot)
 	s := &suspectFinder{t: t, h: newContainerIndex(t.g), opt: opt,
 		threshold: uint64(opt.MinShare * float64(total)), code: codeObjects(t.g)}
-	// The top level of the tree can hold most objects: sort only the few
-	// that retain more than the threshold.
-	var big, rest []heap.ObjectID
+	var rest []heap.ObjectID
 	for _, c := range t.kidsOf(SuperRoot) {
-		if t.Retained(c) > s.threshold {
-			big = append(big, c)
-		} else {
+		if t.Retained(c) <= s.threshold {
 			rest = append(rest, c)
 		}
 	}
-	slices.SortFunc(big, func(a, b heap.ObjectID) int { return cmpRetained(t.retained, uint32(a), uint32(b)) })
-	for _, c := range big {
+	for _, c := range t.childrenOver(SuperRoot, s.threshold) {
 		s.walk(c)
 	}
 	s.groups(rest)
@@ -190,10 +185,7 @@ func (s *suspectFinder) walk(top heap.ObjectID) {
 	var inner, innerAtPoint uint64
 	var below []heap.ObjectID // suspects of their own among the point's children
 	for i, v := range chain {
-		for _, c := range t.Children(v) {
-			if t.Retained(c) <= s.threshold {
-				break
-			}
+		for _, c := range t.childrenOver(v, s.threshold) {
 			if s.h.isEntry(c) || (i+1 < len(chain) && c == chain[i+1]) ||
 				(chained && v == point && t.g.Type(c) == t.g.Type(point)) {
 				continue
@@ -330,6 +322,21 @@ func (s *suspectFinder) elements(point heap.ObjectID, chained bool, skip []heap.
 		out = out[:maxElementGroups]
 	}
 	return out, code
+}
+
+// childrenOver returns the objects id immediately dominates that retain
+// more than min, in [DomTree.Children] order. A node can have most of
+// the heap as children (the top level, a large map's table): only the
+// few big ones are sorted.
+func (t *DomTree) childrenOver(id heap.ObjectID, min uint64) []heap.ObjectID {
+	var big []heap.ObjectID
+	for _, c := range t.kidsOf(id) {
+		if t.retained[c] > min {
+			big = append(big, c)
+		}
+	}
+	slices.SortFunc(big, func(a, b heap.ObjectID) int { return cmpRetained(t.retained, uint32(a), uint32(b)) })
+	return big
 }
 
 // kidsOf returns the objects id immediately dominates, unsorted: a view

@@ -49,8 +49,10 @@ func analyzeGraph(g *heap.Graph, stderr io.Writer, weakPaths bool) *analysis {
 	withProgress(stderr, "computing dominators", func() error {
 		a.held = analyze.NativeHeld(g)
 		a.extra = analyze.NativeRoots(a.held)
-		a.tree = analyze.Dominators(g, analyze.DomOptions{ExtraRoots: a.extra})
-		a.paths = analyze.ShortestPaths(g, analyze.PathOptions{ExtraRoots: a.extra, IncludeWeak: weakPaths})
+		timed("  dominators", func() { a.tree = analyze.Dominators(g, analyze.DomOptions{ExtraRoots: a.extra}) })
+		timed("  shortest paths", func() {
+			a.paths = analyze.ShortestPaths(g, analyze.PathOptions{ExtraRoots: a.extra, IncludeWeak: weakPaths})
+		})
 		return nil
 	})
 	return a

@@ -19,6 +19,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	scaling := fs.Bool("scaling", false, "fail only on findings that grew in proportion from baseline to target to final (snapshots after equal work)")
 	var inflate inflateFlag
 	inflate.register(fs)
+	registerProfileFlags(fs, stderr)
 	mixed := fs.Bool(mixedFlag, false, mixedUsage)
 	pos, err := parse(fs, args, 3, 3)
 	if err != nil {

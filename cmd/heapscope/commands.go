@@ -86,6 +86,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return unknownCommand(args[0])
 	}
 	err := c.run(args[1:], stdout, stderr)
+	if perr := stopProfiles(); err == nil {
+		err = perr
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		if ue.msg == flag.ErrHelp.Error() {

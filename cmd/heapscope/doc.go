@@ -206,6 +206,11 @@ Flags every analysis takes:
 	                            wrote one per dump request into one file);
 	                            default: the last, the latest state; summary
 	                            lists them; dumps are never merged
+	--timings                   write each phase's wall and CPU time and the
+	                            peak memory to stderr (check and web too)
+	--cpuprofile FILE, --memprofile FILE
+	                            write a CPU or memory profile of the run,
+	                            for go tool pprof (check and web too)
 
 In Python tests, heapscope.leakcheck (assert_no_leaks, LeakCheck) and the
 pytest plugin (pytest -p heapscope.pytest_plugin) run a workload and fail

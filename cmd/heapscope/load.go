@@ -46,12 +46,13 @@ func loadQuiet(path string, stderr io.Writer, inflate inflateFlag) (*heap.Graph,
 
 // withProgress runs fn; if stderr is a terminal and fn takes more than a
 // second, it shows msg on stderr until fn returns.
-func withProgress(stderr io.Writer, msg string, fn func() error) error {
+func withProgress(stderr io.Writer, msg string, fn func() error) (err error) {
 	crash.Note(msg)
 	defer crash.Note("")
 	f, ok := stderr.(*os.File)
 	if !ok || !isTerminal(f) {
-		return fn()
+		timed(msg, func() { err = fn() })
+		return err
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -67,7 +68,7 @@ func withProgress(stderr io.Writer, msg string, fn func() error) error {
 		<-done
 		fmt.Fprint(f, "\r\033[K")
 	}()
-	err := fn()
+	timed(msg, func() { err = fn() })
 	close(done)
 	wg.Wait()
 	return err

@@ -52,7 +52,7 @@ func (w *widthFlag) Set(s string) error {
 	return nil
 }
 
-func (o *outputFlags) register(fs *flag.FlagSet, top int) {
+func (o *outputFlags) register(fs *flag.FlagSet, top int, stderr io.Writer) {
 	o.defaultTop = top
 	fs.BoolVar(&o.json, "json", false, "write JSON (same as --format json)")
 	fs.StringVar(&o.format, "format", "text", "output `format`: text, json, markdown, html (top, leaks, trend), dot (why, retainers, refs) or pprof (top and summary, a gzipped profile.proto for flame graph viewers)")
@@ -60,6 +60,7 @@ func (o *outputFlags) register(fs *flag.FlagSet, top int) {
 	fs.BoolVar(&o.verbose, "v", false, "list the snapshots' warnings on stderr, each with what it means (without -v, one line counts them)")
 	fs.Var(&o.width, "width", "fit text to `N` columns, eliding or wrapping long paths (0: no limit; default: the terminal's width, or 120 when not writing to a terminal)")
 	o.inflate.register(fs)
+	registerProfileFlags(fs, stderr)
 }
 
 // inflateFlag is --max-inflated: the most bytes reading one snapshot may
@@ -160,7 +161,7 @@ func (a *analysisFlags) fit(stdout io.Writer) io.Writer {
 
 func newAnalysis(name, args string, stderr io.Writer, top int) *analysisFlags {
 	a := &analysisFlags{fs: flagSet(name, args, stderr)}
-	a.out.register(a.fs, top)
+	a.out.register(a.fs, top, stderr)
 	return a
 }
 

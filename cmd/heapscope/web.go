@@ -24,6 +24,7 @@ func runWeb(args []string, stdout, stderr io.Writer) error {
 	suppress := fs.String("suppress", "", "JSON `file` of extra noise rules (and disable_noise) for the leaks view")
 	var inflate inflateFlag
 	inflate.register(fs)
+	registerProfileFlags(fs, stderr)
 	pos, err := parse(fs, args, 1, -1)
 	if err != nil {
 		return err
