@@ -8,10 +8,12 @@ import (
 
 // Overview is what a snapshot holds, in a few numbers.
 type Overview struct {
-	Runtime  string `json:"runtime"`
-	Version  string `json:"version,omitempty"`
-	Objects  int    `json:"objects"`
-	Edges    int    `json:"edges"`
+	Runtime string `json:"runtime"`
+	Version string `json:"version,omitempty"`
+	Objects int    `json:"objects"`
+	// Edges is nil when the reader left the references out
+	// (heap.Graph.EdgesSkipped): summary and diff read none.
+	Edges    *int   `json:"edges,omitempty"`
 	Bytes    uint64 `json:"bytes"`
 	Types    int    `json:"types"`
 	Roots    int    `json:"roots"` // distinct objects that are roots
@@ -78,11 +80,10 @@ func rootKinds(g *heap.Graph) (int, []RootKind) {
 func Describe(g *heap.Graph) Overview {
 	m := g.Meta()
 	roots, kinds := rootKinds(g)
-	return Overview{
+	o := Overview{
 		Runtime:   m.Runtime,
 		Version:   m.Version,
 		Objects:   g.NumObjects(),
-		Edges:     g.NumEdges(),
 		Bytes:     g.TotalSize(),
 		Types:     g.NumTypes(),
 		Roots:     roots,
@@ -92,6 +93,11 @@ func Describe(g *heap.Graph) Overview {
 		Dumps:     m.Dumps,
 		RootKinds: kinds,
 	}
+	if !g.EdgesSkipped() {
+		n := g.NumEdges()
+		o.Edges = &n
+	}
+	return o
 }
 
 // TypeSummary is the number and shallow size of the objects of one type.

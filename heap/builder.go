@@ -83,6 +83,8 @@ type Builder struct {
 	nwarnings int
 	summaries []Warning // kept whatever the count; they come first
 	err       error
+
+	skipEdges bool // see SkipEdges
 }
 
 type lateEdge struct {
@@ -410,6 +412,13 @@ func (b *Builder) DigestAt(addr uint64, d uint64) {
 	b.digAtVal = append(b.digAtVal, d)
 }
 
+// SkipEdges records that the reader leaves the snapshot's references
+// out, but for the few that names need (a Python class's __qualname__):
+// see [Graph.EdgesSkipped]. Edge targets given by address are then found
+// without an index of every address: a map of the few addresses looked
+// up (so objects that share an address are not counted).
+func (b *Builder) SkipEdges() { b.skipEdges = true }
+
 // SetMeta records where the snapshot came from.
 func (b *Builder) SetMeta(m Meta) { b.meta = m }
 
@@ -448,14 +457,20 @@ func (b *Builder) Build() (*Graph, error) {
 		}
 	}
 
-	var idx *AddrIndex
-	// A snapshot with nothing but roots to resolve by address (a census:
-	// objects without references) needs no index of every address.
-	rootsOnly := b.numEdges() == 0 && len(b.late) == 0 && len(b.valAt) == 0 && len(b.digAt) == 0 && len(b.siteAt) == 0
-	if b.targets == ByAddress && !rootsOnly {
-		idx = NewAddrIndex(b.addr)
-		if d := idx.Duplicates(); d > 0 {
-			b.Warn(-1, "%d objects share an address with an earlier object; references go to the first", d)
+	var idx addrLookup
+	if b.targets == ByAddress {
+		// A snapshot with nothing but roots to resolve by address (a
+		// census: objects without references), or few (SkipEdges), needs
+		// no index of every address.
+		rootsOnly := b.numEdges() == 0 && len(b.late) == 0 && len(b.valAt) == 0 && len(b.digAt) == 0 && len(b.siteAt) == 0
+		if rootsOnly || b.skipEdges {
+			idx = b.wantedIndex()
+		} else {
+			full := NewAddrIndex(b.addr)
+			if d := full.Duplicates(); d > 0 {
+				b.Warn(-1, "%d objects share an address with an earlier object; references go to the first", d)
+			}
+			idx = full
 		}
 	}
 	var dangling int
@@ -511,10 +526,51 @@ func (b *Builder) Build() (*Graph, error) {
 	return b.finish(n, idx, edges, newStart)
 }
 
+// addrLookup finds objects by address: an [AddrIndex] of every object,
+// or a [sparseIndex] of the addresses a builder looks up.
+type addrLookup interface {
+	Lookup(a uint64) (ObjectID, bool)
+}
+
+// sparseIndex maps the addresses a builder looks up to the first object
+// at each (None: no object).
+type sparseIndex map[uint64]ObjectID
+
+func (x sparseIndex) Lookup(a uint64) (ObjectID, bool) {
+	id, ok := x[a]
+	return id, ok && id != None
+}
+
+// wantedIndex indexes the addresses that edges, roots, values, digests
+// and sites name, with one pass over the objects.
+func (b *Builder) wantedIndex() sparseIndex {
+	x := sparseIndex{}
+	for _, a := range b.tgt {
+		x[a] = None
+	}
+	for _, e := range b.late {
+		x[e.to] = None
+	}
+	for _, r := range b.roots {
+		x[r.target] = None
+	}
+	for _, s := range [][]uint64{b.valAt, b.digAt, b.siteAt} {
+		for _, a := range s {
+			x[a] = None
+		}
+	}
+	for i, a := range b.addr {
+		if id, want := x[a]; want && id == None {
+			x[a] = ObjectID(i)
+		}
+	}
+	return x
+}
+
 // resolveInPlace resolves address targets on every core, then compacts
 // the edges into the memory of the target array (an 8-byte address
 // becomes an 8-byte Edge), so the edges are never copied to a new array.
-func (b *Builder) resolveInPlace(n int, idx *AddrIndex) ([]Edge, []uint32, int, uint64) {
+func (b *Builder) resolveInPlace(n int, idx addrLookup) ([]Edge, []uint32, int, uint64) {
 	tgt := b.tgt
 	const none = ^uint64(0)
 	workers := runtime.GOMAXPROCS(0)
@@ -608,29 +664,14 @@ func (b *Builder) mergeEdges(n int, resolve func(int, uint64) (ObjectID, bool)) 
 }
 
 // finish resolves roots and the sparse columns and assembles the Graph.
-func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32) (*Graph, error) {
+func (b *Builder) finish(n int, idx addrLookup, edges []Edge, newStart []uint32) (*Graph, error) {
 	roots := make([]Root, 0, len(b.roots))
 	var lostRoots int
-	var byAddr map[uint64]ObjectID
-	if idx == nil && b.targets == ByAddress {
-		byAddr = make(map[uint64]ObjectID, len(b.roots))
-		for _, r := range b.roots {
-			byAddr[r.target] = None
-		}
-		for i, a := range b.addr {
-			if id, want := byAddr[a]; want && id == None {
-				byAddr[a] = ObjectID(i)
-			}
-		}
-	}
 	for _, r := range b.roots {
 		var id ObjectID
 		var ok bool
 		if idx != nil {
 			id, ok = idx.Lookup(r.target)
-		} else if byAddr != nil {
-			id = byAddr[r.target]
-			ok = id != None
 		} else {
 			id, ok = ObjectID(r.target), r.target < uint64(n)
 		}
@@ -720,6 +761,7 @@ func (b *Builder) finish(n int, idx *AddrIndex, edges []Edge, newStart []uint32)
 		sitePar:   b.sitePar,
 		meta:      b.meta,
 		warnings:  b.warnings,
+		skipped:   b.skipEdges,
 	}
 	namer := b.namer
 	*b = Builder{}

@@ -70,6 +70,7 @@ type Graph struct {
 
 	meta     Meta
 	warnings []Warning
+	skipped  bool // see EdgesSkipped
 
 	addrOnce  sync.Once
 	addrOrder []ObjectID
@@ -249,6 +250,12 @@ func (g *Graph) Digests() iter.Seq2[ObjectID, uint64] {
 		}
 	}
 }
+
+// EdgesSkipped reports that the reader left the snapshot's references
+// out (a summary reads none: heapfile.Options.SkipEdges), but for the few
+// that names need, such as a Python class's edge to its __qualname__. An
+// analysis of what holds what must not use such a graph.
+func (g *Graph) EdgesSkipped() bool { return g.skipped }
 
 // Meta returns where the snapshot came from.
 func (g *Graph) Meta() Meta { return g.meta }

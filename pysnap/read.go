@@ -21,6 +21,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -136,6 +137,15 @@ func Open(name string) (*heap.Graph, error) {
 	return Read(f, st.Size())
 }
 
+// Options tunes reading. The zero value reads everything.
+type Options struct {
+	// SkipEdges leaves the references out (see
+	// [heap.Graph.EdgesSkipped]) but for those that name classes,
+	// functions and modules: enough for a summary or a diff, in a
+	// fraction of the time and memory.
+	SkipEdges bool
+}
+
 // reader walks the file section by section and checksums what it reads.
 type reader struct {
 	r     *bufio.Reader
@@ -151,6 +161,9 @@ type reader struct {
 
 	objects, edges uint64
 	badKinds       int
+
+	skip   bool   // Options.SkipEdges
+	naming []bool // file string index -> an edge of that name names objects (see namer); with skip
 
 	chunkAddrs []byte        // addresses of the latest OBJECTS section
 	chunkFirst heap.ObjectID // the ID of its first object
@@ -184,18 +197,26 @@ func (rd *reader) read(n int64) ([]byte, error) {
 
 // Read reads a snapshot of the given size from r.
 func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
-	return newReader(r, size).readAll(r)
+	return Options{}.Read(r, size)
+}
+
+// Read reads a snapshot of the given size from r with options o.
+func (o Options) Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
+	rd := newReader(r, size)
+	rd.skip = o.SkipEdges
+	return rd.readAll(r)
 }
 
 func newReader(r io.ReaderAt, size int64) *reader {
 	return &reader{
-		r:    bufio.NewReaderSize(io.NewSectionReader(r, 0, size), int(min(max(size, 16), 1<<20))),
-		size: size,
-		crc:  crc32.NewIEEE(),
-		sec:  "header",
-		b:    heap.NewBuilder(heap.ByAddress),
-		strs: []heap.StringID{0},
-		text: []string{""},
+		r:      bufio.NewReaderSize(io.NewSectionReader(r, 0, size), int(min(max(size, 16), 1<<20))),
+		size:   size,
+		crc:    crc32.NewIEEE(),
+		sec:    "header",
+		b:      heap.NewBuilder(heap.ByAddress),
+		strs:   []heap.StringID{0},
+		text:   []string{""},
+		naming: []bool{false},
 	}
 }
 
@@ -275,9 +296,9 @@ func (rd *reader) presize(r io.ReaderAt) {
 			break
 		}
 		switch {
-		case kind == secObjects && count*37 <= int64(length):
+		case kind == secObjects && objectsFixed(uint64(count)) <= length:
 			n += count
-			m += (int64(length) - count*37) / 12
+			m += int64(length-objectsFixed(uint64(count))) / 12
 		case kind == secValues && count*12 <= int64(length):
 			nv += count
 			vbytes += int64(length) - count*12
@@ -285,6 +306,9 @@ func (rd *reader) presize(r io.ReaderAt) {
 			nd += count
 		}
 		off += sectionHead + int64(length)
+	}
+	if rd.skip {
+		m = 0
 	}
 	rd.b.Grow(int(n), int(m))
 	rd.b.GrowValues(int(max(nv, nd)))
@@ -351,6 +375,9 @@ func (rd *reader) finish(start int64, count uint32, length int64, nsections uint
 	}
 	if rd.badKinds > 0 {
 		rd.b.Warn(-1, "%d edges had an unknown kind and were read as strong", rd.badKinds)
+	}
+	if rd.skip && rd.edges > 0 {
+		rd.b.SkipEdges()
 	}
 	rd.b.SetNamer(newNamer().name)
 	return rd.b.Build()
@@ -419,18 +446,38 @@ func (rd *reader) stringsSection(count uint32, p []byte, off int64) error {
 	if uint64(len(rd.strs))+uint64(count) > heap.MaxNames {
 		return rd.errorf(off, "more than %d strings", heap.MaxNames)
 	}
+	rd.strs = slices.Grow(rd.strs, int(count))
+	rd.text = slices.Grow(rd.text, int(count))
 	return rd.lengthPrefixed(count, p, off, func(_ int, s []byte) {
 		t := string(s)
-		rd.strs = append(rd.strs, rd.b.String(t))
 		rd.text = append(rd.text, t)
+		if rd.skip {
+			// Most names label the edges left out: each is interned
+			// when first used (see intern).
+			rd.strs = append(rd.strs, notInterned)
+			rd.naming = append(rd.naming, nameKinds[t] != nkOther)
+			return
+		}
+		rd.strs = append(rd.strs, rd.b.String(t))
 	})
+}
+
+// notInterned marks a file string the builder has not interned yet.
+const notInterned = ^heap.StringID(0)
+
+// intern returns the graph's ID of file string i, which exists.
+func (rd *reader) intern(i uint32) heap.StringID {
+	if rd.strs[i] == notInterned {
+		rd.strs[i] = rd.b.String(rd.text[i])
+	}
+	return rd.strs[i]
 }
 
 func (rd *reader) str(i uint32, off int64, what string) (heap.StringID, error) {
 	if int(i) >= len(rd.strs) {
 		return 0, rd.errorf(off, "%s names string %d, only %d defined so far", what, i, len(rd.strs))
 	}
-	return rd.strs[i], nil
+	return rd.intern(i), nil
 }
 
 func (rd *reader) typesSection(count uint32, p []byte, off int64) error {

@@ -6,10 +6,15 @@ import (
 	"github.com/heapscope/heapscope/heap"
 )
 
+// objectsFixed is the size of the part of an OBJECTS section of n
+// objects that does not depend on their edges: addresses, types, sizes,
+// reference counts, flags and edge counts.
+func objectsFixed(n uint64) uint64 { return n*8 + n*4 + n*8 + n*8 + pad8(n) + pad8(n*4) }
+
 // objectsSection reads one chunk of objects and their edges.
 func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
 	n := uint64(count)
-	fixed := n*8 + n*4 + n*8 + n*8 + pad8(n) + pad8(n*4)
+	fixed := objectsFixed(n)
 	if fixed > uint64(len(p)) {
 		return rd.errorf(off, "%d objects need at least %d bytes, the section has %d", n, fixed, len(p))
 	}
@@ -33,7 +38,11 @@ func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
 	targets := p[tgtOff:labOff]
 	labels := p[labOff : labOff+m*4]
 
-	rd.b.Grow(int(n), int(m))
+	if rd.skip {
+		rd.b.Grow(int(n), 0)
+	} else {
+		rd.b.Grow(int(n), int(m))
+	}
 	var e uint64
 	for i := uint64(0); i < n; i++ {
 		ti := le.Uint32(types[i*4:])
@@ -74,7 +83,12 @@ func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
 				if int(si) >= len(rd.strs) {
 					return rd.errorf(off+int64(labOff+k*4), "edge %d is named by string %d, only %d defined so far", k, si, len(rd.strs))
 				}
-				l = heap.NamedLabel(l.Kind(), rd.strs[si])
+				if rd.skip && !rd.naming[si] {
+					continue
+				}
+				l = heap.NamedLabel(l.Kind(), rd.intern(si))
+			} else if rd.skip {
+				continue
 			}
 			edge(id, le.Uint64(targets[k*8:]), l)
 		}

@@ -19,6 +19,11 @@ What is there, and what grew:
 	                            roots by kind, and the dumps of a file
 	                            that holds several
 	diff BEFORE AFTER           change per type between two snapshots
+
+summary and diff read no references (but the few that name Python
+classes), so they take a fraction of the time and memory of the
+commands below, and the warnings they count leave out those about
+references.
 	trend S1 S2 S3 ...          growth per type over many snapshots, telling
 	                            steady growth from a one-off warm-up; the
 	                            paths that grew; collections whose entry

@@ -75,6 +75,13 @@ func (f *inflateFlag) register(fs *flag.FlagSet) {
 	fs.Var(f, "max-inflated", "write at most `SIZE` bytes (suffixes K, M, G) to a temporary file to read a snapshot: a gzip HPROF decompressed, or a snapshot from a pipe; also the most text a gzip V8 snapshot may decompress to (default: 64 times the compressed size, at least 1G)")
 }
 
+// withoutEdges returns the options for a command that needs no
+// references (summary, diff): readers leave them out where they can.
+func (f inflateFlag) withoutEdges() inflateFlag {
+	f.open.SkipEdges = true
+	return f
+}
+
 func (f *inflateFlag) String() string {
 	if f == nil || f.open.MaxInflated == 0 {
 		return ""

@@ -26,7 +26,11 @@ func runSummary(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	g, src, err := load(pos[0], stderr, a.out.verbose, a.out.inflate)
+	opts := a.out.inflate
+	if !*retained {
+		opts = opts.withoutEdges() // only the retained sizes need references
+	}
+	g, src, err := load(pos[0], stderr, a.out.verbose, opts)
 	if err != nil {
 		return err
 	}

@@ -12,10 +12,12 @@ import (
 // what each wrote on stderr.
 func warningLines(t *testing.T, snap string) (short, verbose string) {
 	t.Helper()
+	// top reads every reference (summary leaves them out, and with
+	// them the warnings about references to no object).
 	for _, v := range []bool{false, true} {
-		args := []string{"summary", snap}
+		args := []string{"top", snap}
 		if v {
-			args = []string{"summary", "-v", snap}
+			args = []string{"top", "-v", snap}
 		}
 		var stdout, stderr bytes.Buffer
 		if err := run(args, &stdout, &stderr); err != nil {

@@ -30,8 +30,12 @@ func Header(s Source) string {
 			rt += fmt.Sprintf(", dump %d of %d", d.Number, len(o.Dumps))
 		}
 	}
-	return fmt.Sprintf("%s: %s, %s objects, %s edges, %s, %s",
-		s.Path, rt, Count(o.Objects), Count(o.Edges), Bytes(o.Bytes), plural(o.Warnings, "warning"))
+	edges := "" // not read
+	if o.Edges != nil {
+		edges = Count(*o.Edges) + " edges, "
+	}
+	return fmt.Sprintf("%s: %s, %s objects, %s%s, %s",
+		s.Path, rt, Count(o.Objects), edges, Bytes(o.Bytes), plural(o.Warnings, "warning"))
 }
 
 // header writes the header line as text, or as a Markdown paragraph.
