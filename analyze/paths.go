@@ -150,6 +150,17 @@ func (r *Retainers) Parent(id heap.ObjectID) (heap.ObjectID, heap.Label) {
 	return heap.ObjectID(r.parent[id]), r.via[id]
 }
 
+// Root returns the kind and description of the root that holds id, when
+// id is a root object of the search (its [Retainers.Parent] is
+// SuperRoot), as [Path] gives them for a path that starts at id.
+func (r *Retainers) Root(id heap.ObjectID) (heap.RootKind, string, bool) {
+	if !r.Reached(id) || r.parent[id] != uint32(SuperRoot) {
+		return 0, "", false
+	}
+	k, name := r.rootOf(r.via[id])
+	return k, name, true
+}
+
 // Step is one object on a path.
 type Step struct {
 	Object heap.ObjectID

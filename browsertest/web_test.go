@@ -676,6 +676,14 @@ func TestHTMLReports(t *testing.T) {
 				t.Errorf("check.html does not say FAIL")
 			}
 		}
+		if kind == "top" {
+			// The JSON links each object to its dominator and to the
+			// object before it on its path; the page spells both out.
+			rows := `[...document.querySelectorAll('[data-table="top-objects"] tbody tr')]`
+			if !eval[bool](t, b, rows+`.some(r => r.textContent.includes(' -> '))`) || !eval[bool](t, b, rows+`.some(r => r.cells[3].textContent !== '-')`) {
+				t.Errorf("top.html shows no path or no dominator chain:\n%s", b.text(t, "main"))
+			}
+		}
 		if kind != "check" {
 			b.wait(t, kind+" chart", `document.querySelector('.chart canvas') !== null`)
 		}

@@ -112,12 +112,8 @@ func checkPrintedNames(t *testing.T, snaps []string) {
 		}
 	}
 	var top struct {
-		Objects []struct {
-			Addr string `json:"addr"`
-			Type string `json:"type"`
-			Name string `json:"name"`
-		} `json:"objects"`
-		Types []struct {
+		Objects [][]json.RawMessage `json:"objects"` // see topRowOf
+		Types   []struct {
 			Type string `json:"type"`
 		} `json:"types"`
 	}
@@ -125,7 +121,8 @@ func checkPrintedNames(t *testing.T, snaps []string) {
 	if len(top.Objects) == 0 {
 		t.Fatal("top lists no objects to check")
 	}
-	for _, o := range top.Objects {
+	for _, raw := range top.Objects {
+		o := topRowOf(t, raw)
 		label := o.Type
 		if o.Name != "" {
 			label = o.Name

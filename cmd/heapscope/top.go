@@ -44,10 +44,20 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 	d.Suspects, d.SuspectShare = report.SuspectRows(an.tree, an.paths, analyze.DefaultSuspectShare), analyze.DefaultSuspectShare
 	top := analyze.TopRetained(an.tree, n)
 	d.ObjectsShown = len(top)
+	// JSON (and the HTML page around it) refers to the objects of chains
+	// and paths by id; text spells them out.
+	linked := f == report.JSON || f == report.HTML
+	if linked {
+		d.Paths = an.paths
+		d.Context = analyze.Context(an.tree, an.paths, top)
+	}
 	d.Objects = func(yield func(report.TopObject) bool) {
 		for i, id := range top {
-			p, _ := an.paths.Path(id)
-			o := report.TopObject{Object: id, Chain: analyze.DominatorChain(an.tree, id), Path: p}
+			o := report.TopObject{Object: id}
+			if !linked {
+				o.Chain = analyze.DominatorChain(an.tree, id)
+				o.Path, _ = an.paths.Path(id)
+			}
 			if i < maxSiteRows {
 				o.Alloc = analyze.RetainedSites(an.tree, id)
 			}
@@ -73,7 +83,7 @@ func runTop(args []string, stdout, stderr io.Writer) error {
 	d.Native, d.NativeTotal = cut(native, a.out.top), len(native)
 	d.Unreachable = analyze.Unreachables(an.tree)
 	d.ObjectsTotal = g.NumObjects() - d.Unreachable.Count
-	if len(top) >= 1<<16 {
+	if len(top) >= 1<<16 && !linked {
 		// Each object written leaves garbage (its path, its chain, its
 		// text) beside a live heap of the graph and its tree: collect
 		// sooner than at twice the live heap, so that --top 0 on a large

@@ -81,11 +81,13 @@ func TestJavaTop(t *testing.T) {
 		d.Suspects = append(d.Suspects, r)
 	}
 	var top []report.TopObject
-	for _, id := range analyze.TopRetained(tree, 5) {
+	ids := analyze.TopRetained(tree, 5)
+	for _, id := range ids {
 		p, _ := paths.Path(id)
 		top = append(top, report.TopObject{Object: id, Chain: analyze.DominatorChain(tree, id), Path: p})
 	}
 	d.Objects, d.ObjectsShown = slices.Values(top), len(top)
+	d.Paths, d.Context = paths, analyze.Context(tree, paths, ids)
 	d.ObjectsTotal = tree.NumReachable()
 	d.Types = analyze.RetainedByType(tree)[:4]
 	d.TypesTotal = g.NumTypes()

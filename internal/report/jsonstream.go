@@ -72,6 +72,20 @@ func (jw *jsonWriter) elem(v any) {
 	jw.elems++
 }
 
+// line adds b, one element written compactly on its own line, to the
+// open array: a long array of objects stays near the size of its data.
+func (jw *jsonWriter) line(b []byte) {
+	if jw.err != nil {
+		return
+	}
+	if jw.elems > 0 {
+		jw.w.WriteString(",")
+	}
+	jw.w.WriteString("\n    ")
+	jw.w.Write(b)
+	jw.elems++
+}
+
 func (jw *jsonWriter) close() {
 	if jw.elems > 0 {
 		jw.w.WriteString("\n  ")

@@ -11,7 +11,9 @@ import (
 )
 
 // TopObject is an object that retains much, with its dominator chain:
-// the objects that dominate it, outermost first.
+// the objects that dominate it, outermost first. JSON needs neither
+// Chain nor Path: it refers to the objects of both by id (see
+// [TopData].Context).
 type TopObject struct {
 	Object heap.ObjectID
 	Chain  []heap.ObjectID
@@ -35,12 +37,18 @@ type TopData struct {
 	Objects      iter.Seq[TopObject]
 	ObjectsShown int
 	ObjectsTotal int
-	Types        []analyze.TypeStat
-	TypeAlloc    []*analyze.Allocations // where each type's instances were allocated; nil without sites
-	TypesTotal   int
-	Native       []analyze.NativeGroup
-	NativeTotal  int
-	Unreachable  analyze.UnreachableStats
+	// Paths are the shortest paths; Context the objects that the
+	// dominator chains and paths of Objects go through besides them
+	// (analyze.Context). JSON writes each object once and refers to the
+	// others by id; text needs neither.
+	Paths       *analyze.Retainers
+	Context     []heap.ObjectID
+	Types       []analyze.TypeStat
+	TypeAlloc   []*analyze.Allocations // where each type's instances were allocated; nil without sites
+	TypesTotal  int
+	Native      []analyze.NativeGroup
+	NativeTotal int
+	Unreachable analyze.UnreachableStats
 	// Hung counts the objects a snapshot of live objects holds only
 	// through edges that do not retain (analyze.DomTree.Hung), and the
 	// memory they retain.
@@ -163,12 +171,6 @@ func section(w io.Writer, f Format, title string) {
 // topJSON writes the top report as JSON, one object at a time.
 func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
 	g := t.Graph()
-	type objJSON struct {
-		objectJSON
-		Chain     []string   `json:"dominators"`
-		Path      string     `json:"path"`
-		Allocated *allocJSON `json:"allocated,omitempty"` // what it retains
-	}
 	type typeJSON struct {
 		Type      string     `json:"type"`
 		Classes   string     `json:"classes,omitempty"`
@@ -203,10 +205,20 @@ func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
 	jw.field("suspect_share", d.SuspectShare)
 	jw.field("suspects", suspectsJSON(t, d.Suspects))
 	jw.field("objects_total", d.ObjectsTotal)
+	// One line per object, each written once (see objectLine).
+	var line []byte
+	rw := newRowWriter(t, d.Paths)
+	jw.field("object_columns", objectColumns)
 	jw.open("objects")
 	for o := range d.Objects {
-		j := objJSON{objectJSON: objToJSON(t, o.Object), Chain: chainText(g, o.Chain), Path: PathText(o.Path), Allocated: allocToJSON(o.Alloc)}
-		jw.elem(j)
+		line = rw.objectLine(line[:0], o.Object, allocToJSON(o.Alloc))
+		jw.line(line)
+	}
+	jw.close()
+	jw.open("context")
+	for _, c := range d.Context {
+		line = rw.objectLine(line[:0], c, nil)
+		jw.line(line)
 	}
 	jw.close()
 	jw.field("types_total", d.TypesTotal)
@@ -246,25 +258,8 @@ func chainRuns(g *heap.Graph, chain []heap.ObjectID, run func(label string, objs
 	}
 }
 
-// chainText names the objects of a dominator chain, folding each run of
-// more than chainRun objects of one label into one entry: "(concatenated
-// string) x 705 (0x1a3 .. 0x9f1)".
-func chainText(g *heap.Graph, chain []heap.ObjectID) []string {
-	out := []string{}
-	chainRuns(g, chain, func(label string, objs []heap.ObjectID) {
-		if len(objs) > chainRun {
-			out = append(out, fmt.Sprintf("%s x %s (%s .. %s)", label, Count(len(objs)),
-				analyze.IDText(g, objs[0]), analyze.IDText(g, objs[len(objs)-1])))
-			return
-		}
-		for _, c := range objs {
-			out = append(out, ObjectText(g, c))
-		}
-	})
-	return out
-}
-
-// chainLabels is chainText's short form for tables: labels, runs as
+// chainLabels names the objects of a dominator chain for tables by
+// their labels, each run of more than chainRun objects of one label as
 // "LABEL x N".
 func chainLabels(g *heap.Graph, chain []heap.ObjectID) []string {
 	var out []string

@@ -79,8 +79,54 @@
     return out;
   }
 
+  // topRow names the places of a row of top's "objects" and "context"
+  // (see report/objline.go): [id, addr, type, shallow_bytes,
+  // retained_bytes, dominator, edge, from, more].
+  function topRow(a) {
+    const more = a[8] || {};
+    return {
+      id: a[0], addr: a[1], type: a[2], shallow_bytes: a[3], retained_bytes: a[4], dominator: a[5],
+      edge: a[6], from: a[7] != null ? a[7] : a[5], name: more.name, value: more.value, root: more.root, weak: more.weak,
+    };
+  }
+
+  // linkedChain and linkedPath spell out what top's rows give as links
+  // from object to object: the dominator chain as labels, runs of one
+  // label folded as the command line folds them, and the shortest path
+  // from its root.
+  function linkedChain(o, byId) {
+    const labels = [];
+    for (let x = byId.get(o.dominator); x; x = byId.get(x.dominator)) labels.unshift(HS.nameOf(x));
+    const out = [];
+    for (let i = 0; i < labels.length;) {
+      let j = i + 1;
+      while (j < labels.length && labels[j] === labels[i]) j++;
+      if (j - i > 3) out.push(`${labels[i]} x ${count(j - i)}`);
+      else out.push(...labels.slice(i, j));
+      i = j;
+    }
+    return out.join(' › ') || '-';
+  }
+
+  function linkedPath(o, byId) {
+    const steps = [];
+    let x = o;
+    for (; x && x.root === undefined && x.edge != null; x = byId.get(x.from)) {
+      const step = (x.weak ? '(weak) ' : '') + (x.edge ? x.edge + ' ' : '') + HS.nameOf(x);
+      if (steps.length && steps[0].text === step) steps[0].n++;
+      else steps.unshift({ text: step, n: 1 });
+    }
+    if (!x || x.root === undefined) return '';
+    const first = HS.nameOf(x);
+    if (x.root !== first && !x.root.startsWith(first + ' ') && !x.root.endsWith(' ' + first)) steps.unshift({ text: first, n: 1 });
+    steps.unshift({ text: x.root, n: 1 });
+    return steps.map((s) => (s.n > 1 ? `${s.text} (${count(s.n)} steps)` : s.text)).join(' -> ');
+  }
+
   function top(d) {
-    const objs = d.objects.map((o) => ({ ...o, chain: o.dominators.join(' › ') || '-' }));
+    const rows = d.objects.map(topRow);
+    const byId = new Map([...rows, ...(d.context || []).map(topRow)].map((o) => [o.id, o]));
+    const objs = rows.map((o) => ({ ...o, chain: linkedChain(o, byId), path: linkedPath(o, byId) }));
     const box = chartBox('top-chart');
     const out = [el('h1', { text: 'What retains the most' }), sources([d.snapshot]),
       HS.suspectsSection(d.suspects, d.suspect_share, d.reachable_bytes),
