@@ -50,8 +50,8 @@ type Options struct {
 	Dump int
 	// SkipEdges leaves the references out, but for the few that names
 	// need (heap.Graph.EdgesSkipped), where the format allows: enough
-	// for a summary or a diff, in less time and memory. Python
-	// snapshots honour it so far; other formats read every edge.
+	// for a summary or a diff, in less time and memory. Python and V8
+	// snapshots honour it so far; HPROF dumps are read whole.
 	SkipEdges bool
 }
 
@@ -86,10 +86,10 @@ var formats = []format{
 		}},
 	{"v8", heapsnapshot.Match,
 		func(f *os.File, _ int64, o Options) (*heap.Graph, error) {
-			return heapsnapshot.Options{MaxInflated: o.MaxInflated}.Read(f)
+			return heapsnapshot.Options{MaxInflated: o.MaxInflated, SkipEdges: o.SkipEdges}.Read(f)
 		},
 		func(r io.Reader, o Options) (*heap.Graph, error) {
-			return heapsnapshot.Options{MaxInflated: o.MaxInflated}.Read(r)
+			return heapsnapshot.Options{MaxInflated: o.MaxInflated, SkipEdges: o.SkipEdges}.Read(r)
 		}},
 }
 

@@ -140,6 +140,20 @@ func TestChromiumDetached(t *testing.T) {
 	if n := countPrefix(g, "<div"); n == 0 {
 		t.Errorf("no attached <div>; detached: %s", fmt.Sprint(count))
 	}
+	// Without its edges (summary), the page keeps the edges of its
+	// native nodes long enough to tell the same ones detached.
+	skip, err := heapsnapshot.Options{SkipEdges: true}.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !skip.EdgesSkipped() || skip.NumObjects() != g.NumObjects() {
+		t.Fatalf("SkipEdges: skipped %v, %d objects of %d", skip.EdgesSkipped(), skip.NumObjects(), g.NumObjects())
+	}
+	for id := range g.Objects() {
+		if a, b := g.TypeName(g.Type(id)), skip.TypeName(skip.Type(id)); a != b {
+			t.Fatalf("object %d is a %s read whole, a %s without edges", id, a, b)
+		}
+	}
 }
 
 func countPrefix(g *heap.Graph, prefix string) int {

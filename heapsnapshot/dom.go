@@ -73,6 +73,15 @@ func (rd *reader) detached(start []uint32) []uint64 {
 			if s == domDetached && state[v] == domAttached {
 				continue
 			}
+			if rd.skipping {
+				lo, _ := slices.BinarySearch(rd.natSrc, v)
+				for k := lo; k < len(rd.natSrc) && rd.natSrc[k] == v; k++ {
+					if e := rd.natEdge[k]; !skip[uint32(e.Label)] {
+						visit(uint32(e.To), s)
+					}
+				}
+				continue
+			}
 			for k := start[v]; k < start[v+1]; k++ {
 				if t, _ := rd.edge(int(k)); !skip[t] {
 					visit(uint32(rd.ed[k].To), s)
@@ -91,7 +100,7 @@ func (rd *reader) detached(start []uint32) []uint64 {
 			out[i/64] |= 1 << (i % 64)
 		}
 	}
-	rd.dstate = nil
+	rd.dstate, rd.natSrc, rd.natEdge = nil, nil, nil
 	return out
 }
 

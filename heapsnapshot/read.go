@@ -34,6 +34,11 @@ type Options struct {
 	// (the WeakMap table-to-value edge, and edges from objects outside the
 	// page into it) are demoted to [heap.Weak]; see the package doc.
 	AllEdges bool
+	// SkipEdges leaves the edges out (heap.Graph.EdgesSkipped): they are
+	// still checked, but neither kept nor named, which is enough for a
+	// summary or a diff. A snapshot of a page whose DOM nodes' state
+	// must be found through the edges is read whole.
+	SkipEdges bool
 }
 
 // Read reads a snapshot with the default options.
@@ -162,9 +167,14 @@ type reader struct {
 	// nil: more than 8 edge types or a string index beyond 29 bits),
 	// holds name_or_index alone, the type in etype. build rewrites the
 	// labels in place.
-	ed    []heap.Edge
-	etype []uint8
-	nedge int // edges read
+	ed       []heap.Edge
+	etype    []uint8
+	nedge    int  // edges read
+	skipping bool // Options.SkipEdges
+	// With SkipEdges, the edges of native nodes (by source, in order;
+	// natEdge's label is the edge type), for the DOM state (detached).
+	natSrc  []uint32
+	natEdge []heap.Edge
 
 	// enames lists the string indices that name edges, in the order of
 	// their first edge; lateNames the names edges() could not mark yet,
@@ -618,7 +628,12 @@ func (rd *reader) edges() error {
 	if want > math.MaxUint32-1 {
 		return s.errorf(rd.edgesOff, "%d edges: more than 2^32-1", want)
 	}
+	rd.skipping = rd.opt.SkipEdges
+	native := uint64(slices.Index(rd.nodeTypes, "native"))
 	c := rd.prealloc(want, rd.ef)
+	if rd.skipping {
+		c = 0
+	}
 	b := rd.b
 	b.Grow(0, c)
 	if len(rd.edgeTypes) > 1<<(32-packShift) {
@@ -658,6 +673,24 @@ func (rd *reader) edges() error {
 					return s.errorf(off, "to_node %d is not a multiple of %d", to, nf)
 				}
 				return s.errorf(off, "to_node %d out of range: %d nodes", to, limit/nf)
+			}
+			if rd.skipping {
+				if !isIndex[t] && name > math.MaxUint32 {
+					return s.errorf(offs[r], "edge name %d out of range", name)
+				}
+				for left == 0 {
+					src++
+					left = nedges[src]
+				}
+				left--
+				rd.nedge++
+				if rd.dstate != nil && uint64(rd.ntype[src]) == native {
+					// The DOM state spreads from native nodes along their
+					// edges (see detached): they are kept for that.
+					rd.natSrc = append(rd.natSrc, uint32(src))
+					rd.natEdge = append(rd.natEdge, heap.Edge{To: heap.ObjectID(to / nf), Label: heap.Label(t)})
+				}
+				continue
 			}
 			if isIndex[t] {
 				if name >= heap.MaxIndex {
@@ -852,7 +885,12 @@ func (rd *reader) build() (*heap.Graph, error) {
 	internalType := slices.Index(rd.edgeTypes, "internal")
 	weakType := slices.Index(rd.edgeTypes, "weak")
 	demoteCh := make(chan []uint64, 1)
-	go func() { demoteCh <- rd.nonEssential(start, internalType, weakType) }()
+	if rd.skipping {
+		demoteCh <- nil
+		b.SkipEdges()
+	} else {
+		go func() { demoteCh <- rd.nonEssential(start, internalType, weakType) }()
+	}
 
 	// Class names per node type, and per name for the named types.
 	const unset = ^heap.TypeID(0)
