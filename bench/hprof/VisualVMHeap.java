@@ -12,7 +12,10 @@ import org.graalvm.visualvm.lib.jfluid.heap.JavaClass;
 // shallow bytes), then compute retained sizes (the dominator tree) and
 // print the objects that retain most. Prints wall and CPU time per phase.
 //
-//   java -cp JARS:DIR VisualVMHeap DUMP
+//   java -cp JARS:DIR VisualVMHeap DUMP [histogram]
+//
+// With "histogram" it stops after the histogram (what heapscope summary
+// does).
 //
 // bench/hprof/run.sh compiles and runs it; tests never do.
 public class VisualVMHeap {
@@ -52,6 +55,10 @@ public class VisualVMHeap {
         }
         System.out.printf("objects %d, bytes %d, classes %d%n", objects, bytes, classes.size());
         System.out.println("histogram: " + since());
+        if (args.length > 1 && args[1].equals("histogram")) {
+            System.out.printf("total: %.2fs wall, %.2fs cpu%n", (System.nanoTime() - all) / 1e9, (cpu() - allCpu) / 1e9);
+            return;
+        }
 
         // The biggest objects by retained size: this computes the
         // dominator tree and every retained size.

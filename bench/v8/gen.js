@@ -1,11 +1,17 @@
-// gen.js SIZE_MB OUT: builds a heap whose snapshot is about SIZE_MB
+// gen.js SIZE_MB OUT [N]: builds a heap whose snapshot is about SIZE_MB
 // megabytes (a catalog, customers with orders, a bounded LRU cache, and
 // two planted leaks: a global map of request contexts and listeners that
-// are never removed) and writes its snapshot to OUT.
+// are never removed) and writes its snapshot to OUT. With N > 1 it then
+// serves requests (each leaks its context, every tenth a listener; the
+// cache and temporary objects churn) and writes N snapshots, before the
+// first batch and after each, as OUT-1.heapsnapshot ... OUT-N (OUT
+// without its .heapsnapshot): a baseline, a target and a final for
+// leaks, each about SIZE_MB.
 const v8 = require('v8');
 const { EventEmitter } = require('events');
 const sizeMB = Number(process.argv[2] || 500);
 const out = process.argv[3] || 'big.heapsnapshot';
+const snapshots = Number(process.argv[4] || 1);
 // About 7.6 MB of snapshot per 1000 units on Node 20 (measured), plus
 // about 4 MB for Node itself.
 const units = Math.max(1, Math.round((sizeMB - 4) * 1000 / 7.6));
@@ -37,4 +43,21 @@ for (let u = 0; u < units; u++) {
     if (k === 5) globalThis.bus.on('evt', function onEvt() { return i; });
   }
 }
-console.log(v8.writeHeapSnapshot(out));
+if (snapshots <= 1) {
+  console.log(v8.writeHeapSnapshot(out));
+} else {
+  // Each batch of requests adds about 2% to the heap, all of it leaked.
+  const batch = Math.max(1000, Math.round(units * 10 * 0.02 / 3));
+  let next = units * 10;
+  for (let s = 1; s <= snapshots; s++) {
+    if (s > 1) {
+      for (let k = 0; k < batch; k++, next++) {
+        globalThis.requests.set(next, new RequestContext(next));
+        if (k % 10 === 0) { const i = next; globalThis.bus.on('evt', function onEvt() { return i; }); }
+        globalThis.lru.set(next, { v: next });
+        JSON.stringify({ id: next, tmp: ['x' + next] }); // garbage
+      }
+    }
+    console.log(v8.writeHeapSnapshot(out.replace(/\.heapsnapshot$/, '') + '-' + s + '.heapsnapshot'));
+  }
+}
