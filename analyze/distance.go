@@ -22,6 +22,7 @@ const unknownDistance = int32(-2)
 // whose distance is known, then down again: each object is written
 // once.
 func (r *Retainers) distances() {
+	r.finish()
 	n := len(r.parent)
 	dist := make([]int32, n)
 	for i := range dist {

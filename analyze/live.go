@@ -75,28 +75,6 @@ func hungObjects(g *heap.Graph, rootList []uint32, isRoot bitset) []heap.ObjectI
 	return hung
 }
 
-// reachWeakly extends a breadth-first search that has reached what
-// retaining edges reach (r.parent filled, queue its order) through the
-// edges that do not retain, for a snapshot whose objects were all alive
-// (g.Meta().Live): an object held only through a weak or demoted edge
-// gets a path through that edge, its kind kept on the label, so that
-// reports can say the last steps do not retain.
-func (r *Retainers) reachWeakly(queue []uint32, avoid bitset) {
-	g := r.g
-	edges := g.AllEdges()
-	for head := 0; head < len(queue); head++ {
-		v := heap.ObjectID(queue[head])
-		s, e := g.EdgeRange(v)
-		for _, ed := range edges[s:e] {
-			if r.parent[ed.To] == uint32(Unreachable) && !avoid.has(uint32(ed.To)) {
-				r.parent[ed.To] = uint32(v)
-				r.via[ed.To] = ed.Label
-				queue = append(queue, uint32(ed.To))
-			}
-		}
-	}
-}
-
 // hangUnder moves every child of the super-root but r under r, the
 // graph's only root object, as if r had an edge to each object hung
 // under the super-root: DevTools' root node is that object, so the hung

@@ -3,6 +3,7 @@ package analyze
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/heapscope/heapscope/heap"
 )
@@ -31,9 +32,10 @@ type PathOptions struct {
 // tier: a path goes through it only to objects no other path reaches.
 // Within a tier, ties go to the first root (g.Roots() order, then extra
 // roots) and then the first edge in edge order, so paths are
-// deterministic. Memory: 12 bytes per object during the search, 8 kept,
-// and 8 more once [MergePaths] has used it. It is safe for concurrent
-// use.
+// deterministic. The search runs as far as the questions asked need
+// (see search): the paths of a few objects near the roots cost little.
+// Memory: 12 bytes per object during the search, 8 kept, and 8 more once
+// [MergePaths] has used it. It is safe for concurrent use.
 type Retainers struct {
 	g      *heap.Graph
 	parent []uint32     // object -> previous object, SuperRoot or Unreachable
@@ -43,6 +45,10 @@ type Retainers struct {
 
 	mu  sync.Mutex // guards sig
 	sig *sigIndex  // path signatures, built as MergePaths needs them
+
+	smu  sync.Mutex  // guards s, and parent and via while s runs
+	s    *search     // the search, while it has not ended
+	done atomic.Bool // the search has ended: parent and via are final
 
 	distOnce sync.Once
 	dist     []int32 // see Distance
@@ -74,55 +80,9 @@ func shortestPaths(g *heap.Graph, opt PathOptions, avoid bitset) *Retainers {
 			r.roots = append(r.roots, heap.Root{Object: x, Kind: heap.RootNative})
 		}
 	}
-	isRoot := rootBits(g)
 	// Every object enters the queue at most once: room for all of them
 	// up front costs less than growing it by copies.
-	queue := make([]uint32, 0, n)
-	edges := g.AllEdges()
-	var late []uint32 // transient objects reached, searched from after every tier
-	head := 0         // queue holds every object reached, in the order reached
-	for tier := range 4 {
-		for i, root := range r.roots {
-			if tier == 3 || rootTier(root.Kind, i >= len(g.Roots())) != tier || r.parent[root.Object] != uint32(Unreachable) ||
-				avoid.has(uint32(root.Object)) {
-				continue
-			}
-			r.parent[root.Object] = uint32(SuperRoot)
-			r.via[root.Object] = heap.Label(i)
-			if g.Flags(root.Object)&heap.FlagTransient != 0 {
-				late = append(late, uint32(root.Object))
-			} else {
-				queue = append(queue, uint32(root.Object))
-			}
-		}
-		for ; head < len(queue) || (tier == 3 && len(late) > 0); head++ {
-			if head == len(queue) {
-				// Every object that others reach has its path: now the
-				// objects only transient ones hold.
-				queue, late = append(queue, late...), late[:0]
-			}
-			v := heap.ObjectID(queue[head])
-			s, e := g.EdgeRange(v)
-			for _, ed := range edges[s:e] {
-				if r.parent[ed.To] != uint32(Unreachable) || avoid.has(uint32(ed.To)) {
-					continue
-				}
-				if !retains(ed.Label, v, isRoot) && !(opt.IncludeWeak && ed.Label.Kind() == heap.Weak) {
-					continue
-				}
-				r.parent[ed.To] = uint32(v)
-				r.via[ed.To] = ed.Label
-				if g.Flags(ed.To)&heap.FlagTransient != 0 {
-					late = append(late, uint32(ed.To))
-				} else {
-					queue = append(queue, uint32(ed.To))
-				}
-			}
-		}
-	}
-	if len(queue) < n && g.Meta().Live && !opt.IncludeWeak {
-		r.reachWeakly(queue, avoid)
-	}
+	r.s = &search{opt: opt, isRoot: rootBits(g), avoid: avoid, queue: make([]uint32, 0, n)}
 	return r
 }
 
@@ -140,13 +100,18 @@ func rootTier(k heap.RootKind, extra bool) int {
 
 // Reached reports whether a path leads to id.
 func (r *Retainers) Reached(id heap.ObjectID) bool {
-	return int(id) < len(r.parent) && r.parent[id] != uint32(Unreachable)
+	if int(id) >= len(r.parent) {
+		return false
+	}
+	r.reach(id)
+	return r.parent[id] != uint32(Unreachable)
 }
 
 // Parent returns the object before id on its shortest path, and the
 // label of the edge from it: [SuperRoot] for root objects (the label is
 // then meaningless), [Unreachable] when no path leads to id.
 func (r *Retainers) Parent(id heap.ObjectID) (heap.ObjectID, heap.Label) {
+	r.reach(id)
 	return heap.ObjectID(r.parent[id]), r.via[id]
 }
 
