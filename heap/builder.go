@@ -498,10 +498,11 @@ func (b *Builder) Build() (*Graph, error) {
 
 	var edges []Edge
 	var newStart []uint32
-	if b.targets == ByID && len(b.late) == 0 {
+	if b.targets == ByID {
 		// Compact in place: no copy of the edge array.
 		edges, newStart = b.ed, b.edgeStart[:n+1]
 		w := uint32(0)
+		firstSrc := -1 // source of the first dangling edge
 		for src := 0; src < n; src++ {
 			lo, hi := newStart[src], newStart[src+1]
 			newStart[src] = w
@@ -509,11 +510,17 @@ func (b *Builder) Build() (*Graph, error) {
 				if id, ok := resolve(-1, uint64(edges[k].To)); ok {
 					edges[w] = Edge{id, edges[k].Label}
 					w++
+				} else if firstSrc < 0 {
+					firstSrc = src
 				}
 			}
 		}
 		newStart[n] = w
-		edges = edges[:w:w]
+		edges = edges[:w]
+		if len(b.late) > 0 {
+			edges = b.mergeLate(n, edges, newStart, firstSrc, &dangling, &firstDangling)
+		}
+		edges = edges[:len(edges):len(edges)]
 	} else if b.targets == ByAddress && len(b.late) == 0 && len(b.tgt) > 0 {
 		edges, newStart, dangling, firstDangling = b.resolveInPlace(n, idx)
 	} else {
@@ -627,6 +634,56 @@ func (b *Builder) resolveInPlace(n int, idx addrLookup) ([]Edge, []uint32, int, 
 	}
 	start[n] = w
 	return edges[:w:w], start, dangling, first
+}
+
+// mergeLate merges the edges that came out of order (ByID) into edges,
+// the in-order ones compacted, with start their CSR: each source's late
+// edges follow its own, in the order given, as [Builder.mergeEdges]
+// places them. It moves the edges within the array, from the last source
+// back, instead of copying them all to a new one: a few late edges (a
+// thread's references from its frames) cost a pass, not a second array.
+// firstSrc is the source of the first dangling in-order edge (-1: none);
+// dangling and first count the late edges to no object as mergeEdges
+// would, first the target of the earliest in (source, order).
+func (b *Builder) mergeLate(n int, edges []Edge, start []uint32, firstSrc int, dangling *int, first *uint64) []Edge {
+	sort.SliceStable(b.late, func(i, j int) bool { return b.late[i].from < b.late[j].from })
+	late := b.late[:0]
+	seen := false // a dangling late edge
+	for _, e := range b.late {
+		if e.to >= uint64(n) {
+			if !seen {
+				seen = true
+				if firstSrc < 0 || int(e.from) < firstSrc {
+					*first = e.to
+				}
+			}
+			*dangling++
+			continue
+		}
+		late = append(late, e)
+	}
+	total := len(edges) + len(late)
+	if cap(edges) >= total {
+		edges = edges[:total]
+	} else {
+		grown := make([]Edge, total, total)
+		copy(grown, edges)
+		edges = grown
+	}
+	dst, hi, li := total, start[n], len(late)-1
+	start[n] = uint32(total)
+	for src := n - 1; src >= 0; src-- {
+		for ; li >= 0 && int(late[li].from) == src; li-- {
+			dst--
+			edges[dst] = Edge{ObjectID(late[li].to), late[li].l}
+		}
+		lo := start[src]
+		dst -= int(hi - lo)
+		copy(edges[dst:], edges[lo:hi])
+		hi = lo
+		start[src] = uint32(dst)
+	}
+	return edges
 }
 
 // mergeEdges copies the edges into their final array, resolving targets
