@@ -43,6 +43,11 @@ var nameKinds = map[string]uint8{
 	"['__qualname__']": nkAttrQual, "['__module__']": nkAttrModule,
 }
 
+// lruWrapper is the type whose objects are named by the targets of
+// their edges, whatever the edges' names: a reader that leaves edges out
+// (Options.SkipEdges) keeps every edge of its objects.
+const lruWrapper = "functools._lru_cache_wrapper"
+
 // namer names Python classes, functions and modules (see above).
 type namer struct {
 	kinds []uint8 // by StringID
@@ -85,7 +90,7 @@ func (n *namer) name(g *heap.Graph, id heap.ObjectID) (string, bool) {
 		if qual != "" {
 			return "function " + qualified(mod, qual), true
 		}
-	case typ == "functools._lru_cache_wrapper":
+	case typ == lruWrapper:
 		for _, e := range g.Edges(id) {
 			if e.Label.Kind() == heap.Weak || g.TypeName(g.Type(e.To)) != "dict" {
 				continue

@@ -157,6 +157,7 @@ type reader struct {
 	strs  []heap.StringID // file string index -> graph string
 	text  []string        // file string index -> text
 	types []heap.TypeID   // file type index -> graph type
+	named []bool          // file type index -> every edge names its objects (lruWrapper); with skip
 	buf   []byte
 
 	objects, edges uint64
@@ -494,6 +495,7 @@ func (rd *reader) typesSection(count uint32, p []byte, off int64) error {
 			name = "?"
 		}
 		rd.types = append(rd.types, rd.b.Type(name))
+		rd.named = append(rd.named, name == lruWrapper)
 	}
 	return nil
 }

@@ -67,6 +67,7 @@ func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
 		}
 		ne := uint64(le.Uint32(neds[i*4:]))
 		edge := rd.b.Edge
+		all := rd.named[ti] // with skip: every edge kept
 		if flags[i]&fileSynthetic != 0 {
 			// A synthetic object's edges are words of a runtime
 			// structure: those that are no object's address go quietly.
@@ -83,11 +84,11 @@ func (rd *reader) objectsSection(count uint32, p []byte, off int64) error {
 				if int(si) >= len(rd.strs) {
 					return rd.errorf(off+int64(labOff+k*4), "edge %d is named by string %d, only %d defined so far", k, si, len(rd.strs))
 				}
-				if rd.skip && !rd.naming[si] {
+				if rd.skip && !rd.naming[si] && !all {
 					continue
 				}
 				l = heap.NamedLabel(l.Kind(), rd.intern(si))
-			} else if rd.skip {
+			} else if rd.skip && !all {
 				continue
 			}
 			edge(id, le.Uint64(targets[k*8:]), l)
