@@ -19,11 +19,6 @@ What is there, and what grew:
 	                            roots by kind, and the dumps of a file
 	                            that holds several
 	diff BEFORE AFTER           change per type between two snapshots
-
-summary and diff read no references (but the few that name Python
-classes), so they take a fraction of the time and memory of the
-commands below, and the warnings they count leave out those about
-references.
 	trend S1 S2 S3 ...          growth per type over many snapshots, telling
 	                            steady growth from a one-off warm-up; the
 	                            paths that grew; collections whose entry
@@ -36,6 +31,11 @@ trend and diff take a directory with a directory of snapshots per process
 process (t1/worker-0.pysnap), and say per type on how many processes it
 grew and by how much on each ("all 4 ranks", "only rank-3"); --at 2,5
 chooses the time points, --per-process adds each process's own report.
+
+summary and diff read no references (but the few that name Python
+classes), so they take a fraction of the time and memory of the
+other commands, and the warnings they count leave out those about
+references.
 
 Why it stays alive, and what is wasted:
 
