@@ -276,6 +276,7 @@ var ownKeys = map[string]bool{
 	"HEAPSCOPE_EVERY": true, "HEAPSCOPE_VALUES": true, "HEAPSCOPE_MAX_VALUE_LEN": true,
 	"HEAPSCOPE_COLLECT": true, "HEAPSCOPE_CHILDREN": true, "HEAPSCOPE_AGENT_DIR": true, "HEAPSCOPE_EDGES": true,
 	"HEAPSCOPE_ORIG_PYTHONPATH": true, "HEAPSCOPE_ORIG_PYTHONTRACEMALLOC": true, "HEAPSCOPE_TRACE_ALLOC": true,
+	"HEAPSCOPE_FORK": true,
 }
 
 // RunOptions configures `heapscope run`.
@@ -289,6 +290,10 @@ type RunOptions struct {
 	NoCollect   bool          // no gc.collect() before each snapshot
 	Census      bool          // censuses (types and sizes, no references) instead of full snapshots
 	Children    bool          // child Python processes take snapshots too
+	// Fork has the signal and interval snapshots taken by a child
+	// process that walks a copy of the heap (Linux): the program stops
+	// only for the fork. The exit snapshot is taken in the process.
+	Fork bool
 	// TraceAlloc, when positive, has tracemalloc record that many
 	// frames of each allocation from the interpreter's start
 	// (PYTHONTRACEMALLOC), so that snapshots say where their objects
@@ -372,6 +377,9 @@ func Env(base []string, o RunOptions) []string {
 	}
 	if o.Children {
 		out = append(out, "HEAPSCOPE_CHILDREN=1")
+	}
+	if o.Fork {
+		out = append(out, "HEAPSCOPE_FORK=1")
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -18,8 +19,11 @@ import (
 //  1. <user cache>/heapscope ($XDG_CACHE_HOME, or ~/.cache, made 0700 if
 //     missing);
 //  2. else <tmp>/heapscope-UID;
-//  3. else a fresh <tmp>/heapscope-UID-XXXXXXXX, made for this process
-//     (when another user has taken the name in 2, or it is unusable).
+//  3. else a <tmp>/heapscope-UID-XXXXXXXX of the user's that an earlier
+//     run made and that passes the checks below, or a fresh one (when
+//     another user has taken the name in 2, or it is unusable): later
+//     runs reuse it, so a taken name costs one directory, not one per
+//     run.
 //
 // A directory is used only if Lstat says it is a directory (not a
 // symbolic link), owned by the user, and not writable by group or
@@ -51,6 +55,9 @@ func findPrivate() (string, error) {
 	} else {
 		errs = append(errs, err)
 	}
+	if dir, ok := reusePrivate(os.TempDir(), "heapscope-"+uid+"-"); ok {
+		return dir, nil
+	}
 	dir, err := os.MkdirTemp(os.TempDir(), "heapscope-"+uid+"-")
 	if err == nil {
 		if dir, err = checkPrivateDir(dir); err == nil {
@@ -59,6 +66,26 @@ func findPrivate() (string, error) {
 	}
 	errs = append(errs, err)
 	return "", fmt.Errorf("agent: no private directory for heapscope's files: %w", errors.Join(errs...))
+}
+
+// reusePrivate returns the first directory (by name) in parent named
+// prefix + 8 digits, as os.MkdirTemp makes them, that passes
+// checkPrivateDir.
+func reusePrivate(parent, prefix string) (string, bool) {
+	if checkParent(parent) != nil {
+		return "", false
+	}
+	matches, _ := filepath.Glob(filepath.Join(parent, prefix+"[0-9]*"))
+	for _, m := range matches {
+		rest := strings.TrimPrefix(filepath.Base(m), prefix)
+		if strings.Trim(rest, "0123456789") != "" {
+			continue
+		}
+		if dir, err := checkPrivateDir(m); err == nil {
+			return dir, true
+		}
+	}
+	return "", false
 }
 
 // ensurePrivate makes dir (0700) if it is missing and checks it.

@@ -77,6 +77,18 @@ func TestPrivateDir(t *testing.T) {
 				asOther(t, d)
 			}
 		}, func(cache, tmp string) string { return "" }},
+		{"another user's, and an earlier run's fresh one", func(t *testing.T, cache, tmp string) {
+			for _, d := range []string{filepath.Join(cache, "heapscope"), filepath.Join(tmp, "heapscope-"+uid)} {
+				os.MkdirAll(d, 0o700)
+				asOther(t, d)
+			}
+			// Another user's fresh one, and a link, both skipped.
+			other := filepath.Join(tmp, "heapscope-"+uid+"-000000001")
+			os.Mkdir(other, 0o700)
+			asOther(t, other)
+			os.Symlink(t.TempDir(), filepath.Join(tmp, "heapscope-"+uid+"-000000002"))
+			os.Mkdir(filepath.Join(tmp, "heapscope-"+uid+"-123456789"), 0o700)
+		}, func(cache, tmp string) string { return filepath.Join(tmp, "heapscope-"+uid+"-123456789") }},
 		{"temporary name a symbolic link", func(t *testing.T, cache, tmp string) {
 			os.MkdirAll(cache, 0o700)
 			os.Symlink(t.TempDir(), filepath.Join(cache, "heapscope"))
@@ -267,5 +279,32 @@ func TestPreloadReplaces(t *testing.T) {
 				t.Errorf("content differs")
 			}
 		})
+	}
+}
+
+// TestPrivateDirTakenOnce: when another user has taken <tmp>/heapscope-UID,
+// every run uses the same fresh directory, not a new one each time.
+func TestPrivateDirTakenOnce(t *testing.T) {
+	uid := strconv.Itoa(os.Getuid())
+	cache, tmp := privateEnv(t)
+	for _, d := range []string{filepath.Join(cache, "heapscope"), filepath.Join(tmp, "heapscope-"+uid)} {
+		os.MkdirAll(d, 0o700)
+		asOther(t, d)
+	}
+	first, err := findPrivate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		again, err := findPrivate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again != first {
+			t.Errorf("run %d used %s, the first %s", i+2, again, first)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(tmp, "heapscope-"+uid+"-*")); len(m) != 1 {
+		t.Errorf("directories made: %v, want one", m)
 	}
 }

@@ -11,6 +11,7 @@ into the program, and writes atomically.
 """
 
 import _thread
+import gc
 import json
 import os
 import stat
@@ -21,11 +22,11 @@ import time
 # importing it during a capture would run the import system, and with it
 # any import hook the program installed.
 try:
-    from . import _capture, _census
-    from ._introspect import from_host as _from_host, type_name as _type_name
+    from . import _capture, _census, _fork
+    from ._introspect import from_host as _from_host, type_name as _type_name, FRAMES as _FRAMES
     _load_error = None
 except (ImportError, SyntaxError, OSError) as e:
-    _capture = _census = None
+    _capture = _census = _fork = None
     _load_error = "%s: %s" % (type(e).__name__, e)
 
     def _from_host(e):
@@ -46,7 +47,7 @@ _lock = _thread.allocate_lock()
 _owner = [None]      # thread ident of the capture in progress
 
 
-def snapshot(path, *, values=True, max_value_len=64, collect=True, edges=True):
+def snapshot(path, *, values=True, max_value_len=64, collect=None, edges=True, fork=False):
     """Writes a heap snapshot to exactly path and returns path, or None if
     no file could be written (a one-line message then goes to stderr:
     a missing directory, a path that is a directory, a full disk). The
@@ -55,10 +56,19 @@ def snapshot(path, *, values=True, max_value_len=64, collect=True, edges=True):
     values: write a prefix of str/bytes and small numbers (VALUES section);
     values=False writes none of the program's data: no VALUES, no dict
     keys as edge names, no argv, no thread names (docs/security.md);
-    max_value_len: the prefix length; collect: run gc.collect() first.
+    max_value_len: the prefix length; collect: run gc.collect() first
+    (the default, except with fork=True).
     edges=False takes a census instead: every object's type and size, no
     references, reference counts or values, several times faster; enough
     for `heapscope summary`, `diff` and `trend`, not for `top` or `why`.
+    fork=True (Linux): a child process takes the snapshot of its copy of
+    the heap, as it was at the fork, and the program stops only for the
+    fork; the call returns path as soon as the child is started, and the
+    file appears there, whole, when the child is done (a failure is then
+    reported on stderr). It does not collect garbage unless collect=True
+    (which stops the program for the collection), and refuses, with a
+    message, when memory is too short for the child's copy of the heap
+    (docs/security.md says what a fork capture costs).
     Problems that do not stop the capture become warnings in the file.
     """
     try:
@@ -67,7 +77,9 @@ def snapshot(path, *, values=True, max_value_len=64, collect=True, edges=True):
         _stderr("heapscope: bad snapshot path: %s" % _describe(e))
         return None
     del path
-    return _snapshot(p, values, max_value_len, collect, "api", True, bool(edges))
+    fork = bool(fork)
+    collect = (not fork) if collect is None else bool(collect)
+    return _snapshot(p, values, max_value_len, collect, "api", True, bool(edges), fork)
 
 
 def _stderr(msg):
@@ -90,12 +102,16 @@ def _reraise_host(e):
         raise e
 
 
-def _snapshot(path, values, max_value_len, collect, reason, block, edges=True):
+def _snapshot(path, values, max_value_len, collect, reason, block, edges=True, fork=False, on_done=None):
     """block: wait for a capture another thread is taking (never for one
-    this thread is taking: a signal handler that interrupts it). path may
-    be a function, called once the capture is this thread's, that returns
-    the path or None to take nothing (run mode numbers its files so, in
-    the order they are taken)."""
+    this thread is taking: a signal handler that interrupts it), and, for
+    a fork capture, for a child to end when as many as _fork.MAX_CHILDREN
+    run. path may be a function, called
+    once the capture is this thread's, that returns the path or None to
+    take nothing (run mode numbers its files so, in the order they are
+    taken). fork: take it in a child process (see snapshot); on_done(ok,
+    messages), if given, is called on an agent thread when that child
+    has ended (instead of reporting a failure on stderr)."""
     me = _thread.get_ident()
     if _owner[0] == me or not _lock.acquire(block):
         _stderr("heapscope: a snapshot is already being taken; %s skipped" % (
@@ -103,17 +119,26 @@ def _snapshot(path, values, max_value_len, collect, reason, block, edges=True):
         return None
     _owner[0] = me
     try:
+        if fork and _fork is not None and len(_fork._children) >= _fork.MAX_CHILDREN:
+            # Children of earlier fork captures are still walking their
+            # copies of the heap: a snapshot that must not wait (a
+            # signal's) is skipped, another waits for one to end.
+            if not block:
+                _stderr("heapscope: %d snapshots are still being written by child processes; %s skipped" % (
+                    len(_fork._children), "the %s snapshot" % reason if callable(path) else path))
+                return None
+            _fork.wait_below(_fork.MAX_CHILDREN)
         if callable(path):
             path = path()
             if path is None:
                 return None
-        return _take(path, bool(values), max_value_len, bool(collect), reason, edges)
+        return _take(path, bool(values), max_value_len, bool(collect), reason, edges, fork, on_done)
     finally:
         _owner[0] = None
         _lock.release()
 
 
-def _take(path, values, max_value_len, collect, reason, edges=True):
+def _take(path, values, max_value_len, collect, reason, edges=True, fork=False, on_done=None):
     if _load_error is not None:
         _stderr("heapscope: cannot load the agent: %s" % _load_error)
         return None
@@ -131,9 +156,10 @@ def _take(path, values, max_value_len, collect, reason, edges=True):
             return None
     except OSError:
         pass   # a missing file is the usual case; open reports the rest
+    if fork:
+        return _take_fork(path, values, max_value_len, collect, reason, edges, on_done)
     t0 = time.time()
     c0 = time.perf_counter()
-    private = not values
     # `state` is made now, before gc.get_objects(), so it is an object of
     # the heap; it stays empty until after the capture has listed objects
     # (and untracked: gc.get_objects() does not list an empty dict). It
@@ -142,43 +168,10 @@ def _take(path, values, max_value_len, collect, reason, edges=True):
     state = {}
     try:
         try:
-            if edges:
-                cap = _capture.capture(path, values, max_value_len, collect, state)
-                w = cap.w
-                warnings = cap.warnings
-            else:
-                values = False
-                w, warnings = _census.census(path, collect, state, _capture.open_temp)
-                cap = None
-            meta = {
-                "runtime": "python",
-                "python_version": "%d.%d.%d" % sys.version_info[:3],
-                "implementation": sys.implementation.name,
-                "pid": os.getpid(),
-                "time": t0,
-                "executable": sys.executable if type(sys.executable) is str else "",
-                "platform": sys.platform,
-                "agent_version": __version__,
-                "options": {"values": values, "max_value_len": max_value_len, "collect": collect, "edges": edges},
-                "capture_seconds": round(time.perf_counter() - c0, 6),
-                "reason": reason,
-                "objects": w.nobjects,
-                "edges": w.nedges,
-            }
-            if not private:
-                argv = sys.argv if type(sys.argv) is list else []
-                meta["argv"] = [a if type(a) is str else "?" for a in argv]
-                argv = None
-            if not edges:
-                meta["census"] = True
-            rss = _rss()
-            if rss:
-                meta["rss_bytes"] = rss
-            cap = None
-            w.section(1, 0, [json.dumps(meta, ensure_ascii=False).encode("utf-8", "backslashreplace")])
-            if warnings:
-                w.blobs(7, [m.encode("utf-8", "backslashreplace") for m in warnings])
-            w.end()
+            w, warnings = _walk(path, values, max_value_len, collect, edges, state, _capture.open_temp)
+            _finish(w, warnings, _meta(t0, c0, values, max_value_len, collect, edges, reason, w,
+                                       os.getpid(), _rss()))
+            w = None
             state["f"].close()  # no fsync: the rename makes the file whole for readers
             del state["f"]
             os.replace(state["tmp"], path)
@@ -194,6 +187,166 @@ def _take(path, values, max_value_len, collect, reason, edges=True):
             raise  # the program's own signal handler raised it
         _stderr("heapscope: snapshot %s failed: %s" % (path, _describe(e)))
         return None
+
+
+def _walk(path, values, max_value_len, collect, edges, state, opener):
+    """Walks the heap into a temporary file opened with opener(path,
+    state); returns (writer, warnings) before META, WARNINGS and END."""
+    if edges:
+        cap = _capture.capture(path, values, max_value_len, collect, state, opener)
+        return cap.w, cap.warnings
+    return _census.census(path, collect, state, opener)
+
+
+def _meta(t0, c0, values, max_value_len, collect, edges, reason, w, pid, rss, fork=None):
+    """The META section's object. fork: how long the fork took, for a
+    capture in a child process."""
+    values = values and edges
+    meta = {
+        "runtime": "python",
+        "python_version": "%d.%d.%d" % sys.version_info[:3],
+        "implementation": sys.implementation.name,
+        "pid": pid,
+        "time": t0,
+        "executable": sys.executable if type(sys.executable) is str else "",
+        "platform": sys.platform,
+        "agent_version": __version__,
+        "options": {"values": values, "max_value_len": max_value_len, "collect": collect, "edges": edges},
+        "capture_seconds": round(time.perf_counter() - c0, 6),
+        "reason": reason,
+        "objects": w.nobjects,
+        "edges": w.nedges,
+    }
+    if fork is not None:
+        meta["fork_seconds"] = round(fork, 6)
+        meta["options"]["fork"] = True
+    if values:
+        argv = sys.argv if type(sys.argv) is list else []
+        meta["argv"] = [a if type(a) is str else "?" for a in argv]
+        argv = None
+    if not edges:
+        meta["census"] = True
+    if rss:
+        meta["rss_bytes"] = rss
+    return meta
+
+
+def _finish(w, warnings, meta):
+    """Writes META, WARNINGS and END."""
+    w.section(1, 0, [json.dumps(meta, ensure_ascii=False).encode("utf-8", "backslashreplace")])
+    if warnings:
+        w.blobs(7, [m.encode("utf-8", "backslashreplace") for m in warnings])
+    w.end()
+
+
+def _take_fork(path, values, max_value_len, collect, reason, edges, on_done):
+    """Starts a fork capture (see _fork) and returns path, or None when
+    it cannot (said on stderr). The child writes the snapshot to a
+    temporary file the program made and renames it to path; when it has
+    ended, on_done(ok, messages) is called on the agent's thread, or a
+    failure is reported on stderr."""
+    why = _fork.UNAVAILABLE
+    if why is None:
+        why = _fork.memory_check(_fork.rss_anon(), not edges, len(_fork._children))
+    if why is not None:
+        _stderr("heapscope: no snapshot %s: %s; without fork the capture stops the program for the walk "
+                "instead (fork=False, or --fork=false)" % (path, why))
+        return None
+    if collect:
+        gc.collect()
+    state = {}   # only strs and ints: untracked, so not listed in the child
+    try:
+        fd = _capture.open_temp_fd(path, state)
+    except (KeyboardInterrupt, SystemExit):
+        _cleanup(state)
+        raise
+    except BaseException as e:
+        _cleanup(state)
+        if _from_host(e):
+            raise
+        _stderr("heapscope: snapshot %s failed: %s" % (path, _describe(e)))
+        return None
+    tmp = state.pop("tmp")
+    del state["fd"]
+    _fork.JOB.update(path=path, tmp=tmp, fd=fd, values=values, max_value_len=max_value_len, edges=edges,
+                     collect=collect, reason=reason, pid=os.getpid(), time=time.time(), rss=_rss())
+
+    try:
+        _fork.spawn(_fork_child, _when_ended(path, tmp, on_done))
+    except BaseException as e:
+        _fork.JOB.clear()
+        try:
+            os.close(fd)
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if _from_host(e):
+            raise
+        _stderr("heapscope: no snapshot %s: cannot fork: %s" % (path, _describe(e) if not isinstance(e, RuntimeError) else e))
+        return None
+    os.close(fd)
+    return path
+
+
+def _when_ended(path, tmp, on_done):
+    """What runs when a fork capture's child has ended: removes the
+    temporary file it left if it failed, and calls on_done or reports the
+    failure. (A function of its own: the cells of the closure must not be
+    the caller's, whose frame the child still has.)"""
+    def ended(ok, messages):
+        if not ok:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        if on_done is not None:
+            on_done(ok, messages)
+        elif not ok:
+            _stderr("heapscope: snapshot %s failed: %s" % (path, "; ".join(messages) or "no reason given"))
+    return ended
+
+
+def _fork_child(status_fd, t_fork):
+    """The child of a fork capture (see _fork): walks its copy of the
+    heap into the file the program opened, renames it into place, writes
+    "ok" on the status pipe and exits; on failure it writes why. It reads
+    what it needs from _fork.JOB as it goes and keeps no reference to
+    what JOB holds, which the walk then knows for the agent's own. It
+    never returns."""
+    c0 = time.perf_counter()
+    fork = c0 - t_fork
+    code = 1
+    _fork.JOB["status"] = status_fd
+    globals()["_stderr"] = _child_message
+    try:
+        _FRAMES[0] = _fork.JOB["frames"]
+        w, warnings = _walk(_fork.JOB["path"], _fork.JOB["values"], _fork.JOB["max_value_len"], False,
+                            _fork.JOB["edges"], {}, _fork_opener)
+        _finish(w, warnings, _meta(_fork.JOB["time"], c0, _fork.JOB["values"], _fork.JOB["max_value_len"],
+                                   _fork.JOB["collect"], _fork.JOB["edges"], _fork.JOB["reason"], w,
+                                   _fork.JOB["pid"], _fork.JOB["rss"], fork))
+        w = None
+        _fork.JOB["file"].close()   # no fsync: the rename makes the file whole for readers
+        os.replace(_fork.JOB["tmp"], _fork.JOB["path"])
+        _child_message("ok")
+        code = 0
+    except BaseException as e:
+        _child_message("snapshot %s failed: %s" % (_fork.JOB["path"], _describe(e)))
+    finally:
+        os._exit(code)
+
+
+def _fork_opener(path, state):
+    f = _fork.JOB["file"] = _capture._io_open(_fork.JOB["fd"], "wb", buffering=1 << 20)
+    return f
+
+
+def _child_message(msg):
+    """In a fork capture's child: a line on the status pipe."""
+    try:
+        os.write(_fork.JOB["status"], (msg.replace("\n", " ") + "\n").encode("utf-8", "backslashreplace"))
+    except BaseException:
+        pass
 
 
 def _describe(e):

@@ -5,7 +5,9 @@ its main thread (a pending call scheduled with gdb, or sys.remote_exec on
 3.14+). The bootstrap claims the request (renames STAGE/go to
 STAGE/started; a request heapscope has withdrawn is not there to claim),
 loads this module by file location, calls main() and removes the
-package's modules from sys.modules again. main() loads the package under
+package's modules from sys.modules again. With fork, main() returns once
+a child process has been started to take the snapshot (see _fork), and
+a thread of the agent's writes the status when the child has ended. main() loads the package under
 the bootstrap's private name, with a finder of its own first in
 sys.meta_path, takes the snapshot into STAGE/snapshot.pysnap and writes
 STAGE/status, a JSON object: {"ok": bool, "messages": [...], "seconds":
@@ -64,9 +66,13 @@ class _Finder:
         return spec
 
 
-def main(stage, pkgdir, name, values, max_value_len, collect, edges):
+def main(stage, pkgdir, name, values, max_value_len, collect, edges, fork=False):
+    """fork: take the snapshot in a child process (the package's _fork);
+    main() then returns once the child is started, and the status is
+    written when it has ended."""
     status = {"ok": False, "messages": []}
     interrupted = False
+    pending = False
     finder = json = clock = None
     try:
         finder = _Finder(name, pkgdir)
@@ -83,17 +89,22 @@ def main(stage, pkgdir, name, values, max_value_len, collect, edges):
         # outside the heap.
         _unhook(finder)
         finder = None
+        on_done = _when_done(stage, status, json, clock, t0) if fork else None
         path = pkg._snapshot(os.path.join(stage, "snapshot.pysnap"), values, max_value_len,
-                             collect, "attach", True, edges)
+                             collect and not fork, "attach", True, edges, fork, on_done)
         status["ok"] = path is not None
         status["seconds"] = round(clock() - t0, 6)
+        pending = fork and path is not None
+        if pending:
+            status["pause_seconds"] = status["seconds"]
     except KeyboardInterrupt:
         interrupted = True
         status["messages"].append("interrupted by KeyboardInterrupt")
     except BaseException as e:
         status["messages"].append("capture failed: %s" % _name(e))
     finally:
-        write_status(stage, status, json)
+        if not pending:
+            write_status(stage, status, json)
         if finder is not None:
             _unhook(finder)
     if interrupted:
@@ -111,6 +122,17 @@ def _unhook(finder):
     for i in range(len(mp) - 1, -1, -1):
         if mp[i] is finder:
             del mp[i]
+
+
+def _when_done(stage, status, json, clock, t0):
+    """What a fork capture's reaper calls when the child has ended: the
+    status, with the child's messages."""
+    def done(ok, messages):
+        status["ok"] = ok
+        status["messages"].extend(messages)
+        status["seconds"] = round(clock() - t0, 6)
+        write_status(stage, status, json)
+    return done
 
 
 def _load(name, pkgdir):

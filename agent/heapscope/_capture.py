@@ -82,7 +82,8 @@ from ._introspect import (
     _CELL, _MT, _BT, _MW, _MEMBER, _CODE, DESCRIPTORS, _is_tracked, _getrefcount, _getsizeof, _dict_items,
     PY312, PY313, HASH_SEED_FIXED, INLINE_VALUES, HAVE_GC, HEAPTYPE, MANAGED_DICT,
     is_agent_code, type_name, _has, _is_csizeof, _str_get, mro_view,
-    CSizer, safe_attr, _has_dict_slot, _copy_str, executing_frame_ids,
+    CSizer, safe_attr, _has_dict_slot, _copy_str, executing_frame_ids, current_frames,
+    materialize_frames,
     _host, from_host)
 from ._handlers import (
     K_LEAF, K_STR, K_BYTES, K_INT, K_FLOAT, K_NDARRAY, K_GENERIC, K_LIST,
@@ -774,7 +775,7 @@ class Capture(Edges):
         out = []
         seen = self.seen
         done = self.frames_done
-        for tid, fr in list(_dict_items(sys._current_frames())):
+        for tid, fr in list(_dict_items(current_frames())):
             while fr is not None and is_agent_code(_FR_CODE(fr)):
                 fr = _FR_BACK(fr)
             if fr is None:
@@ -823,12 +824,13 @@ _getpid = os.getpid
 _io_open = io.open
 
 
-def open_temp(path, state):
-    """Opens the temporary file next to path, readable by its owner only
-    (created 0600, as the final file stays), recording it in state first
-    (a signal handler may raise at any point, and the caller's cleanup
-    must find the file). O_EXCL: a name someone else made is never
-    opened, and a symbolic link there is not followed."""
+def open_temp_fd(path, state):
+    """Creates the temporary file next to path, readable by its owner
+    only (created 0600, as the final file stays), recording its name in
+    state["tmp"] first and its descriptor in state["fd"] (a signal
+    handler may raise at any point, and the caller's cleanup must find
+    the file); returns the descriptor. O_EXCL: a name someone else made
+    is never opened, and a symbolic link there is not followed."""
     d, _, base = path.rpartition("/")
     if not d and path.startswith("/"):
         d = "/"
@@ -841,26 +843,35 @@ def open_temp(path, state):
         except FileExistsError:
             del state["tmp"]   # not ours
             continue
-        f = state["f"] = _io_open(state["fd"], "wb", buffering=1 << 20)
-        del state["fd"]
-        return f
+        return state["fd"]
     raise FileExistsError("no free temporary name for " + path)
 
 
-def capture(path, values, max_value_len, collect, state):
-    """Takes the snapshot into a temporary file next to path (recorded in
-    state["tmp"], its file object in state["f"]). Returns the Capture (with
-    its Writer and warnings) before META, WARNINGS and END are written;
-    raises on I/O errors. Everything the agent keeps is made after
-    gc.get_objects(), so none of it is listed; state is filled after too."""
+def open_temp(path, state):
+    """Opens the temporary file next to path (see open_temp_fd) as a
+    buffered file, recorded in state["f"]."""
+    fd = open_temp_fd(path, state)
+    f = state["f"] = _io_open(fd, "wb", buffering=1 << 20)
+    del state["fd"]
+    return f
+
+
+def capture(path, values, max_value_len, collect, state, opener=open_temp):
+    """Takes the snapshot into a temporary file next to path, opened with
+    opener(path, state) (open_temp records the file in state["tmp"], its
+    file object in state["f"]). Returns the Capture (with its Writer and
+    warnings) before META, WARNINGS and END are written; raises on I/O
+    errors. Everything the agent keeps is made after gc.get_objects(), so
+    none of it is listed; state is filled after too."""
     was_enabled = gc.isenabled()
     if collect:
         gc.collect()
     gc.disable()
     try:
+        materialize_frames()
         objs = gc.get_objects()
         warnings = []
-        f = open_temp(path, state)
+        f = opener(path, state)
         w = F.Writer(f, values)
         cap = Capture(w, values, max_value_len, warnings)
         cap.calibrate()
@@ -877,7 +888,7 @@ def capture(path, values, max_value_len, collect, state):
         if frozen:
             cap.tracked_ids = set(map(id, objs))
             cap.warn("%d objects are frozen (gc.freeze()); they are found from the roots" % frozen)
-        own = own_objects(cap.tracked_ids)
+        own = own_objects(cap.tracked_ids, objs)
         cap.own, cap.own_outside, cap.own_types = own.ids, own.outside, own.own_types
         cap.agent_refs, cap.agent_ref_types = own.refs, own.types
         # Found as a referent, an object of the agent's is taken for one

@@ -25,13 +25,23 @@ try:
 except ImportError:
     _call = None
 
+try:
+    # What collections.Counter counts with, in C (Counter itself checks
+    # its argument against an ABC, which caches a weak reference).
+    from _collections import _count_elements
+except ImportError:
+    def _count_elements(d, it):
+        get = d.get
+        for x in it:
+            d[x] = get(x, 0) + 1
+
 from . import _format as F
 from ._own import own_objects
 from . import _native
 from ._introspect import (
     HAVE_GC, MANAGED_DICT, MANAGED_WEAKREF, READY, _FR, _FR_CODE, _T_FLAGS, _CODE, CODE_MEMBERS,
     _T_NAME, _T_QUALNAME, CSizer, mro_view,
-    _host, _is_csizeof, is_agent_code, type_name,
+    _host, _is_csizeof, is_agent_code, type_name, materialize_frames,
 )
 
 CHUNK = 1 << 16
@@ -121,28 +131,78 @@ class Census:
         self.w.types([id(t) for t in self.new_types], list(range(first, first + len(names))))
         self.new_types = []
 
-    def emit(self, chunk, tracked, ids=None):
+    def _types(self, chunk):
+        """The ids of the types of the objects of chunk, registering new
+        types."""
         tys = list(map(type, chunk))
         tids = list(map(id, tys))
-        tix = list(map(self.types.get, tids))
-        if None in tix:
+        if None in map(self.types.get, tids):
             for t, i in zip(tys, tids):
                 if i not in self.types:
                     self.register(t)
-            tix = list(map(self.types.__getitem__, tids))
-        del tys
-        self.flush_types()
+        return tids
+
+    def _sizes(self, chunk, tids):
         if _call is not None:
-            sizes = list(map(_call, map(self.sizers.__getitem__, tids), chunk))
-        elif self.unsafe and not self.unsafe.isdisjoint(tids):
+            return list(map(_call, map(self.sizers.__getitem__, tids), chunk))
+        if self.unsafe and not self.unsafe.isdisjoint(tids):
             sizers = self.sizers
-            sizes = [sizers[i](o) for i, o in zip(tids, chunk)]
-        else:
-            sizes = list(map(_getsizeof, chunk))
+            return [sizers[i](o) for i, o in zip(tids, chunk)]
+        return list(map(_getsizeof, chunk))
+
+    def emit(self, chunk, tracked, ids=None):
+        tids = self._types(chunk)
+        tix = list(map(self.types.__getitem__, tids))
+        self.flush_types()
+        sizes = self._sizes(chunk, tids)
         n = len(chunk)
         self.w.objects(F.u64s(map(id, chunk) if ids is None else ids), F.u32s(tix), F.u64s(sizes), bytes(8 * n),
                        (b"\x01" if tracked else b"\x00") * n, bytes(4 * n), b"", b"")
         return tids
+
+
+class Tally(Census):
+    """A census kept in memory (tally()): how many objects of each type,
+    and their bytes, with no file and no per-object record. Sizes are
+    counted by (type, size) pair, one C-level pass per chunk, and summed
+    per type at the end (the pairs are few: most types have one size or
+    a few)."""
+
+    def __init__(self, warnings):
+        Census.__init__(self, None, warnings)
+        self.pairs = {}   # (id(type), size) -> objects
+
+    def flush_types(self):
+        self.new_types = []
+
+    def emit(self, chunk, tracked, ids=None):
+        tids = self._types(chunk)
+        _count_elements(self.pairs, zip(tids, self._sizes(chunk, tids)))
+        return tids
+
+    def result(self):
+        """{type name: [objects, bytes]}; types that share a name (classes
+        a factory makes) are summed."""
+        by_id = {}
+        for (tid, size), n in self.pairs.items():
+            r = by_id.get(tid)
+            if r is None:
+                r = by_id[tid] = [0, 0]
+            r[0] += n
+            r[1] += n * size
+        out = {}
+        for t in self.keep:
+            r = by_id.get(id(t))
+            if r is None:
+                continue
+            name = type_name(t)
+            o = out.get(name)
+            if o is None:
+                out[name] = r
+            else:
+                o[0] += r[0]
+                o[1] += r[1]
+        return out
 
 
 class _Found:
@@ -222,100 +282,141 @@ def _own_frames(objs):
     return out
 
 
+def _listed(collect):
+    """gc.get_objects() without the agent's own objects and frames, and
+    the warnings so far. The caller holds the collector off."""
+    if collect:
+        gc.collect()
+    materialize_frames()
+    objs = gc.get_objects()
+    warnings = []
+    try:
+        frozen = gc.get_freeze_count()
+    except AttributeError:
+        frozen = 0
+    # The agent's own objects (its modules and what only they hold)
+    # and its frames are not the program's.
+    own = own_objects(set(map(id, objs)) if frozen else None, objs).ids
+    own.update(_own_frames(objs))
+    objs = list(compress(objs, map(not_, map(own.__contains__, map(id, objs)))))
+    if frozen:
+        warnings.append("%d objects are frozen (gc.freeze()); a census does not list them" % frozen)
+    return objs, warnings
+
+
+def _walk(c, objs, warnings):
+    """Emits into c every object of objs and every untracked object found
+    from them (see the module comment). objs is emptied."""
+    # The untracked objects found. Most have exactly one reference, so
+    # no other object can lead to them again: those go to a plain list.
+    # The others are found again and again (shared strs, small ints),
+    # so they go to a dict by id, which keeps each once (the objects
+    # are alive: ids are not reused).
+    # (No closure here: its cells would exist before gc.get_objects()
+    # and lead the census to its own bookkeeping.)
+    fd = _Found(c, warnings)
+    singles, found, take, add_keys = fd.singles, fd.found, fd.take, fd.add_keys
+    for i in range(0, len(objs), CHUNK):
+        chunk = objs[i:i + CHUNK]
+        tids = c.emit(chunk, True)
+        take(list(filterfalse(_is_tracked, _get_referents(*chunk))))
+        add_keys(chunk, tids)
+        # A class's __name__ and __qualname__ are not reported either.
+        classes = list(compress(chunk, map(c.meta_types.__contains__, tids)))
+        heaptypes = list(compress(classes, map(eq, map(and_, map(_T_FLAGS, classes), repeat(_HEAPTYPE | READY)),
+                                               repeat(_HEAPTYPE | READY))))
+        del classes
+        if heaptypes:
+            u = list(filterfalse(_is_tracked, chain(map(_T_NAME, heaptypes), map(_T_QUALNAME, heaptypes))))
+            found.update(zip(map(id, u), u))
+            del u
+        del heaptypes
+    del objs[:]
+    chunk = tids = None
+    # CPython leaves tuples and dicts of atomic items untracked; their
+    # items are found by looking into them, each container once.
+    done_f = done_s = 0
+    while done_f < len(found) or done_s < len(singles):
+        new = list(islice(found.values(), done_f, None))
+        done_f += len(new)
+        new.extend(islice(singles, done_s, None))
+        done_s = len(singles)
+        todo = list(compress(new, map(_CONTAINERS.__contains__, map(id, map(type, new)))))
+        # Code objects: their fields, which gc does not report.
+        codes = list(compress(new, map(is_, map(type, new), repeat(_CODE))))
+        del new
+        for i in range(0, len(codes), CHUNK):
+            take(list(filterfalse(_is_tracked, _code_fields(codes[i:i + CHUNK]))))
+        del codes
+        # The census's own dict of what it found holds only untracked
+        # objects, so it is untracked too: should a frame of the
+        # program's lead to it, it is neither listed nor looked into.
+        todo = [o for o in todo if o is not found]
+        for i in range(0, len(todo), CHUNK):
+            chunk = todo[i:i + CHUNK]
+            take(list(filterfalse(_is_tracked, _get_referents(*chunk))))
+            add_keys(chunk, list(map(id, map(type, chunk))))
+            del chunk
+        del todo
+    found.pop(id(found), None)
+    # Emitted with the ids the dict already holds.
+    keys = iter(found.keys())
+    vals = iter(found.values())
+    for _ in range(0, len(found), CHUNK):
+        c.emit(list(islice(vals, CHUNK)), False, islice(keys, CHUNK))
+    del keys, vals
+    found.clear()
+    for i in range(0, len(singles), CHUNK):
+        c.emit(singles[i:i + CHUNK], False)
+    del singles[:]
+
+
 def census(path, collect, state, open_temp):
     """Writes the census into a temporary file next to path (see
     _capture.capture for state); returns (writer, warnings) before META,
     WARNINGS and END are written."""
     was_enabled = gc.isenabled()
-    if collect:
-        gc.collect()
     gc.disable()
     try:
-        objs = gc.get_objects()
-        warnings = []
-        try:
-            frozen = gc.get_freeze_count()
-        except AttributeError:
-            frozen = 0
-        # The agent's own objects (its modules and what only they hold)
-        # and its frames are not the program's.
-        own = own_objects(set(map(id, objs)) if frozen else None).ids
-        own.update(_own_frames(objs))
-        objs = list(compress(objs, map(not_, map(own.__contains__, map(id, objs)))))
-        try:
-            if gc.get_freeze_count():
-                warnings.append("%d objects are frozen (gc.freeze()); a census does not list them" % gc.get_freeze_count())
-        except AttributeError:
-            pass
+        objs, warnings = _listed(collect)
         f = open_temp(path, state)
         w = F.Writer(f, False)
         c = Census(w, warnings)
-        # The untracked objects found. Most have exactly one reference, so
-        # no other object can lead to them again: those go to a plain list.
-        # The others are found again and again (shared strs, small ints),
-        # so they go to a dict by id, which keeps each once (the objects
-        # are alive: ids are not reused).
-        # (No closure here: its cells would exist before gc.get_objects()
-        # and lead the census to its own bookkeeping.)
-        fd = _Found(c, warnings)
-        singles, found, take, add_keys = fd.singles, fd.found, fd.take, fd.add_keys
-        for i in range(0, len(objs), CHUNK):
-            chunk = objs[i:i + CHUNK]
-            tids = c.emit(chunk, True)
-            take(list(filterfalse(_is_tracked, _get_referents(*chunk))))
-            add_keys(chunk, tids)
-            # A class's __name__ and __qualname__ are not reported either.
-            classes = list(compress(chunk, map(c.meta_types.__contains__, tids)))
-            heaptypes = list(compress(classes, map(eq, map(and_, map(_T_FLAGS, classes), repeat(_HEAPTYPE | READY)),
-                                                   repeat(_HEAPTYPE | READY))))
-            del classes
-            if heaptypes:
-                u = list(filterfalse(_is_tracked, chain(map(_T_NAME, heaptypes), map(_T_QUALNAME, heaptypes))))
-                found.update(zip(map(id, u), u))
-                del u
-            del heaptypes
-        del objs, chunk, tids
-        # CPython leaves tuples and dicts of atomic items untracked; their
-        # items are found by looking into them, each container once.
-        done_f = done_s = 0
-        while done_f < len(found) or done_s < len(singles):
-            new = list(islice(found.values(), done_f, None))
-            done_f += len(new)
-            new.extend(islice(singles, done_s, None))
-            done_s = len(singles)
-            todo = list(compress(new, map(_CONTAINERS.__contains__, map(id, map(type, new)))))
-            # Code objects: their fields, which gc does not report.
-            codes = list(compress(new, map(is_, map(type, new), repeat(_CODE))))
-            del new
-            for i in range(0, len(codes), CHUNK):
-                take(list(filterfalse(_is_tracked, _code_fields(codes[i:i + CHUNK]))))
-            del codes
-            # The census's own dict of what it found holds only untracked
-            # objects, so it is untracked too: should a frame of the
-            # program's lead to it, it is neither listed nor looked into.
-            todo = [o for o in todo if o is not found]
-            for i in range(0, len(todo), CHUNK):
-                chunk = todo[i:i + CHUNK]
-                take(list(filterfalse(_is_tracked, _get_referents(*chunk))))
-                add_keys(chunk, list(map(id, map(type, chunk))))
-                del chunk
-            del todo
-        found.pop(id(found), None)
-        # Emitted with the ids the dict already holds.
-        keys = iter(found.keys())
-        vals = iter(found.values())
-        for _ in range(0, len(found), CHUNK):
-            c.emit(list(islice(vals, CHUNK)), False, islice(keys, CHUNK))
-        del found, keys, vals
-        for i in range(0, len(singles), CHUNK):
-            c.emit(singles[i:i + CHUNK], False)
-        del singles
+        _walk(c, objs, warnings)
+        del objs
         roots = [(m, k) for k, m in list(dict.items(sys.modules)) if type(k) is str]
         names = [k.encode("utf-8", "backslashreplace") for _, k in roots]
         w.strings(names)
         first = c.nstrings + 1
         w.roots([id(m) for m, _ in roots], [F.ROOT_MODULE] * len(roots), list(range(first, first + len(roots))))
         return w, warnings
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+# Tallies kept for a comparison (the leak check's counts): held by this
+# module only, they are the agent's own objects, which a later tally
+# leaves out, so that keeping one does not look like growth.
+TALLIES = []
+
+
+def tally(collect=True, keep=False):
+    """The census's objects counted in memory: {type name: [objects,
+    bytes]}, and the warnings. The same objects as census(), with no
+    file. keep: append the counts to TALLIES instead of returning them
+    (then (None, warnings))."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        objs, warnings = _listed(collect)
+        c = Tally(warnings)
+        _walk(c, objs, warnings)
+        del objs
+        if keep:
+            TALLIES.append(c.result())
+            return None, warnings
+        return c.result(), warnings
     finally:
         if was_enabled:
             gc.enable()

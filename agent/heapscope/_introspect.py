@@ -18,6 +18,7 @@ module of this package), and how an exception is told to be the
 program's (from_host, _host).
 """
 
+import _thread
 import gc
 import os
 import sys
@@ -404,9 +405,37 @@ def _has_dict_slot(t, view):
         return True
 
 
+# The threads' current frames as sys._current_frames() gave them before a
+# fork: a fork capture's child reads them here (it must not walk the
+# interpreter's thread list, whose lock another thread may have held at
+# the fork). None elsewhere.
+FRAMES = [None]
+
+
+def current_frames():
+    """sys._current_frames(), or in a fork capture's child the frames
+    taken before the fork, with the calling thread's own (the child's one
+    thread, which did not exist then)."""
+    d = FRAMES[0]
+    if d is None:
+        return sys._current_frames()
+    d = dict(d)
+    d[_thread.get_ident()] = sys._getframe(1)
+    return d
+
+
+def materialize_frames():
+    """Makes the frame objects of the threads' current frames (3.11+
+    keeps a running frame as an object only once something asks for it)
+    before a capture lists the objects, as a fork capture's child finds
+    them made, so that both list the same. None in the child."""
+    if FRAMES[0] is None:
+        sys._current_frames()
+
+
 def executing_frame_ids():
     ids = set()
-    for tid, fr in list(_dict_items(sys._current_frames())):
+    for tid, fr in list(_dict_items(current_frames())):
         while fr is not None:
             ids.add(id(fr))
             fr = _FR_BACK(fr)

@@ -38,7 +38,7 @@ from ._introspect import (
     _CODE, _MOD, _MOD_DICT, _T_FLAGS, _T_NAME, _T_QUALNAME, CODE_MEMBERS, DESCRIPTORS, HEAPTYPE,
     PKG_DIRS, READY, _FT, _FN_CODE, _CO_FILENAME, _get_referents, _getrefcount, _dict_items, _is_tracked,
     _is_type, _str_get, _host, _FR, _FR_BACK, _FR_CODE, _FR_GLOBALS, _FR_BUILTINS, PY311,
-    is_agent_code)
+    is_agent_code, current_frames)
 from . import _native
 
 try:
@@ -83,6 +83,47 @@ def agent_modules():
             if type(d) is dict and _agent_file(_str_get(d, "__file__")[1]):
                 out.append((name, m))
     return out
+
+
+def stale_modules(objs):
+    """What is left of earlier loads of the agent among objs: heapscope
+    snapshot --python loads the package under a new private name
+    (_heapscope_attach_XXXX) each time and removes it after, and its
+    modules, classes and functions are garbage until the next collection,
+    which a capture that does not collect (a fork capture) lists. Looked
+    for only when this load is such a one: the modules of those names,
+    the classes whose module has such a name, and the functions of the
+    agent's files (this load's among them, which the search finds
+    anyway)."""
+    if not _PKG.startswith("_heapscope_attach_"):
+        return []
+    out = []
+    for o in compress(objs, map(_STALE_KINDS.__contains__, map(id, map(type, objs)))):
+        try:
+            t = type(o)
+            if t is _FT:
+                if _agent_file(_CO_FILENAME(_FN_CODE(o))):
+                    out.append(o)
+                continue
+            d = _MOD_DICT(o) if t is _MOD else None
+            if t is _MOD:
+                name = _str_get(d, "__name__")[1] if type(d) is dict else None
+            elif _T_FLAGS(o) & HEAPTYPE and _T_FLAGS(o) & READY:
+                name = None
+                for r in _get_referents(o):
+                    if type(r) is dict:
+                        name = _str_get(r, "__module__")[1]
+                        break
+            else:
+                continue
+            if type(name) is str and name.startswith("_heapscope_attach_"):
+                out.append(o)
+        except Exception as e:
+            _host(e)
+    return out
+
+
+_STALE_KINDS = frozenset(map(id, (_FT, type, _MOD)))
 
 
 def _defined_here(o, t):
@@ -162,21 +203,23 @@ class Own:
         self.own_types = set(own_types)
 
 
-def own_objects(listed=None):
+def own_objects(listed=None, objs=None):
     """The agent's own objects (an Own; an empty one if the search fails
     or is too big). The caller holds the list gc.get_objects() gave,
     which refers to every object tracked then: listed is the set of their
     ids where objects are frozen (gc.freeze(): tracked, not listed), else
-    None (the tracked ones are listed)."""
+    None (the tracked ones are listed); objs, if given, is that list, in
+    which the modules of earlier loads of the agent are looked for
+    (stale_modules)."""
     try:
-        return _own_objects(listed)
+        return _own_objects(listed, stale_modules(objs) if objs is not None else [])
     except Exception as e:
         _host(e)
         return Own()
 
 
-def _own_objects(listed):
-    found = _search()
+def _own_objects(listed, stale=()):
+    found = _search(stale)
     if found is None:
         return Own()
     cand, forced, refs = found
@@ -229,12 +272,14 @@ def _own_objects(listed):
     return Own(own, outside, shared, types, set(map(own_types.__getitem__, own)))
 
 
-def _search():
+def _search(stale=()):
     """(cand, forced, refs): the objects found from the agent's modules
-    (id -> object), the ids of those that are the agent's whatever holds
-    them, and the references of each that may have any (id ->
-    [objects]); None if there are too many."""
+    and the stale modules of earlier loads (id -> object), the ids of
+    those that are the agent's whatever holds them, and the references of
+    each that may have any (id -> [objects]); None if there are too
+    many."""
     seeds = [m for _, m in agent_modules()]
+    seeds.extend(stale)
     if not seeds:
         return None
     # The agent's running frames: before 3.11 they hold their globals
@@ -242,7 +287,7 @@ def _search():
     # This module's frames hold this search's state, so they are not
     # candidates; what they refer to is counted under keys no id has.
     here = []
-    for fr in list(_dict_values(sys._current_frames())):
+    for fr in list(_dict_values(current_frames())):
         while fr is not None:
             code = _FR_CODE(fr)
             if is_agent_code(code):
@@ -291,7 +336,15 @@ def _search():
             stack.append(r)
         if len(cand) > MAX_OBJECTS:
             return None
-    return cand, forced, refs
+    # The walk may have made frame objects of this thread's frames, this
+    # one's among them, and cand holds some: this frame must not hold
+    # cand once it returns, or the frames and everything the capture's
+    # frames hold would stay alive in a cycle until the next collection
+    # (and be in the next snapshot taken without one).
+    try:
+        return cand, forced, refs
+    finally:
+        cand = forced = refs = seeds = stack = None
 
 
 _LEAVES = frozenset(map(id, (str, int, float, bytes, bool, type(None), complex)))

@@ -11,6 +11,9 @@ interval, configured by environment variables (see agent/doc.go):
     HEAPSCOPE_COLLECT=0        no gc.collect() before each snapshot
     HEAPSCOPE_EDGES=0          censuses (types and sizes only) instead of full snapshots
     HEAPSCOPE_CHILDREN=1       child processes (that run Python) take snapshots too
+    HEAPSCOPE_FORK=1           signal and interval snapshots are taken by a child process
+                               that walks a copy of the heap (Linux; see _fork): the
+                               program stops only for the fork; the exit snapshot is not
 
 Without HEAPSCOPE_CHILDREN=1 the agent removes its variables (and restores
 PYTHONPATH from HEAPSCOPE_ORIG_PYTHONPATH) from os.environ once it is
@@ -23,16 +26,16 @@ import os
 import sys
 import time
 
-from . import _describe, _from_host, _snapshot, _stderr
+from . import _describe, _from_host, _snapshot, _stderr, _fork
 
 _ENV_KEYS = ("HEAPSCOPE_OUT", "HEAPSCOPE_AT_EXIT", "HEAPSCOPE_SIGNAL", "HEAPSCOPE_EVERY",
              "HEAPSCOPE_VALUES", "HEAPSCOPE_MAX_VALUE_LEN", "HEAPSCOPE_COLLECT", "HEAPSCOPE_EDGES",
              "HEAPSCOPE_CHILDREN", "HEAPSCOPE_AGENT_DIR", "HEAPSCOPE_ORIG_PYTHONPATH",
-             "HEAPSCOPE_TRACE_ALLOC", "HEAPSCOPE_ORIG_PYTHONTRACEMALLOC")
+             "HEAPSCOPE_TRACE_ALLOC", "HEAPSCOPE_ORIG_PYTHONTRACEMALLOC", "HEAPSCOPE_FORK")
 
 _cfg = {"out": None, "pid": 0, "n": 0, "stop": False, "children": False,
         "values": True, "max_value_len": 64, "collect": True, "edges": True, "installed": False,
-        "exit_taken": False}
+        "exit_taken": False, "fork": False}
 _count_lock = _thread.allocate_lock()
 
 
@@ -66,7 +69,8 @@ def install_from_env(env=None):
                  values=_flag(env.get("HEAPSCOPE_VALUES"), True),
                  max_value_len=mvl,
                  collect=_flag(env.get("HEAPSCOPE_COLLECT"), True),
-                 edges=_flag(env.get("HEAPSCOPE_EDGES"), True))
+                 edges=_flag(env.get("HEAPSCOPE_EDGES"), True),
+                 fork=_flag(env.get("HEAPSCOPE_FORK"), False))
     if not _cfg["children"] and env is os.environ:
         _scrub_environ()
     return ok
@@ -95,7 +99,7 @@ def _scrub_environ():
 
 
 def install(out, at_exit=True, signal_name="", every=0.0, children=False,
-            values=True, max_value_len=64, collect=True, edges=True):
+            values=True, max_value_len=64, collect=True, edges=True, fork=False):
     if _cfg["installed"]:
         return True
     try:
@@ -106,7 +110,7 @@ def install(out, at_exit=True, signal_name="", every=0.0, children=False,
         _stderr("heapscope: cannot create %s: %s" % (out, e))
         return False
     _cfg.update(out=os.path.abspath(out), pid=os.getpid(), children=children, values=values,
-                max_value_len=max_value_len, collect=collect, edges=edges, installed=True)
+                max_value_len=max_value_len, collect=collect, edges=edges, installed=True, fork=bool(fork))
     atexit.register(_at_exit, at_exit)
     if signal_name:
         _install_signal(signal_name)
@@ -136,7 +140,10 @@ def _install_signal(name):
         prev = None
 
     def handler(sig, frame):
-        take("signal", block=True)  # waits for an interval capture, never for its own thread
+        # Waits for an interval capture, never for its own thread; a fork
+        # capture does not wait for other fork captures' children (when
+        # too many run, the signal's snapshot is skipped, with a message).
+        take("signal", block=not _cfg["fork"])
         if callable(prev) and prev not in (signal.SIG_DFL, signal.SIG_IGN):
             prev(sig, frame)
 
@@ -205,9 +212,20 @@ def _loop(every):
 
 def _at_exit(enabled):
     _cfg["stop"] = True
+    # A fork capture's child still writing finishes its file before the
+    # program is gone (heapscope run counts the files when it ends).
+    _wait_children()
     if enabled and not _cfg["exit_taken"]:
         _cfg["exit_taken"] = True
         take("exit", block=True)
+
+
+def _wait_children():
+    try:
+        if _fork is not None:
+            _fork.wait_all()
+    except BaseException:
+        pass
 
 
 def take(reason, block=True):
@@ -232,8 +250,9 @@ def take(reason, block=True):
                 n = _cfg["n"]
             return os.path.join(_cfg["out"], "%04d-%d-%s.pysnap" % (n, pid, reason))
 
-        return _snapshot(name, _cfg["values"], _cfg["max_value_len"], _cfg["collect"], reason, block,
-                         _cfg["edges"])
+        fork = _cfg["fork"] and reason in ("signal", "interval")
+        return _snapshot(name, _cfg["values"], _cfg["max_value_len"], _cfg["collect"] and not fork, reason, block,
+                         _cfg["edges"], fork)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:

@@ -19,6 +19,10 @@ type Options struct {
 	NoValues    bool // no value prefixes (values=False)
 	MaxValueLen int  // value prefix length; 0 for the agent's default (64)
 	NoCollect   bool // no gc.collect() first
+	// Fork has the process fork and a child process walk its copy of
+	// the heap (Linux): the program stops only for the fork, and no
+	// garbage is collected first (see agent/heapscope/_fork.py).
+	Fork bool
 	// GDB is the gdb to run; "" looks for gdb on PATH.
 	GDB string
 	// Cleanup bounds the wait for a capture that has started when ctx
@@ -39,8 +43,13 @@ type Result struct {
 	// which the process is stopped from the attach to the detach.
 	Injection time.Duration
 	// Capture is the time the agent took inside the process (its main
-	// thread runs the capture, holding the interpreter lock).
+	// thread runs the capture, holding the interpreter lock; with Fork,
+	// from the request to the child's end).
 	Capture time.Duration
+	// Pause is how long the main thread was kept from the program's
+	// work by the agent (with Fork: loading it, and the fork); 0 when
+	// not known.
+	Pause time.Duration
 }
 
 // ErrWithdrawn is matched by the error of a capture that ended before
@@ -73,6 +82,7 @@ func Snapshot(ctx context.Context, pid int, out string, opt Options) (Result, er
 		return res, err
 	}
 	defer s.remove()
+	precompile(ctx, p, s.pkg, s.own)
 	boot := bootstrap(s, opt)
 	if err := os.WriteFile(filepath.Join(s.priv, "boot.py"), boot, 0o600); err != nil {
 		return res, err
@@ -100,6 +110,7 @@ func Snapshot(ctx context.Context, pid int, out string, opt Options) (Result, er
 		return res, err
 	}
 	res.Capture = time.Duration(st.Seconds * float64(time.Second))
+	res.Pause = time.Duration(st.PauseSeconds * float64(time.Second))
 	if !st.OK {
 		msg := strings.Join(st.Messages, "; ")
 		if msg == "" {
@@ -198,7 +209,7 @@ func bootstrap(s *stage, opt Options) []byte {
 	if mvl <= 0 {
 		mvl = 64
 	}
-	opts := fmt.Sprintf("(%s, %d, %s, %s)", pyBool(!opt.NoValues), mvl, pyBool(!opt.NoCollect), pyBool(!opt.Census))
+	opts := fmt.Sprintf("(%s, %d, %s, %s, %s)", pyBool(!opt.NoValues), mvl, pyBool(!opt.NoCollect), pyBool(!opt.Census), pyBool(opt.Fork))
 	return []byte(fmt.Sprintf(bootText, name, pyBytes(s.dir), pyBytes(s.pkg), opts))
 }
 

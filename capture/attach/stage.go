@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/heapscope/heapscope/agent"
+	"github.com/heapscope/heapscope/capture"
 	"github.com/heapscope/heapscope/pysnap"
 )
 
@@ -55,10 +56,13 @@ func newStage(p *Process, out string) (s *stage, err error) {
 			s.remove()
 		}
 	}()
-	if s.priv, err = os.MkdirTemp(safeTemp(), "heapscope-attach-"); err != nil {
+	// What a heapscope killed before left (capture.Sweep).
+	capture.Sweep(safeTemp(), false)
+	capture.Sweep(parent, false)
+	if s.priv, err = capture.MkdirTemp(safeTemp(), "heapscope-attach-"); err != nil {
 		return nil, err
 	}
-	if s.dir, err = os.MkdirTemp(parent, ".heapscope-"); err != nil {
+	if s.dir, err = capture.MkdirTemp(parent, ".heapscope-"); err != nil {
 		return nil, err
 	}
 	if s.own {
@@ -131,6 +135,9 @@ type status struct {
 	OK       bool     `json:"ok"`
 	Messages []string `json:"messages"`
 	Seconds  float64  `json:"seconds"`
+	// PauseSeconds is, for a fork capture, the time the main thread
+	// spent on it (the rest is the child's).
+	PauseSeconds float64 `json:"pause_seconds"`
 }
 
 // result returns the status, once the process has written it.
@@ -181,7 +188,7 @@ func (s *stage) collect(out string) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".heapscope-*.tmp")
+	tmp, err := capture.CreateTemp(filepath.Dir(out), ".heapscope-", ".tmp")
 	if err != nil {
 		return err
 	}

@@ -130,7 +130,7 @@ func TestSnapshotCancelled(t *testing.T) {
 // the inspector that opened meanwhile and closes it.
 func TestCloseBeforeFound(t *testing.T) {
 	cmd, _ := startNode(t, "--inspect-port=0")
-	c := &capture{pid: cmd.Process.Pid}
+	c := &attempt{pid: cmd.Process.Pid}
 	c.conf, _ = portFromArgs(nodeArgs(c.pid))
 	c.before, c.procOK = ListeningPorts(c.pid)
 	if !c.procOK {

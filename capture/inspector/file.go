@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/heapscope/heapscope/capture"
 	"github.com/heapscope/heapscope/heapsnapshot"
 )
 
@@ -15,9 +16,11 @@ import (
 // through a temporary file (mode 0600) in the same directory, so that a
 // failed or interrupted capture never leaves a file that looks whole,
 // nor the temporary file. A *CloseError alone means the snapshot is
-// whole and in place.
+// whole and in place. Leftovers of a heapscope killed before are swept
+// from the directory first (capture.Sweep).
 func SnapshotFile(ctx context.Context, pid int, path string, opt Options) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".heapscope-*.tmp")
+	capture.Sweep(filepath.Dir(path), false)
+	tmp, err := capture.CreateTemp(filepath.Dir(path), ".heapscope-", ".tmp")
 	if err != nil {
 		return err
 	}

@@ -131,7 +131,7 @@ func Snapshot(ctx context.Context, pid int, w io.Writer, opt Options) (err error
 		ctx, cancel = context.WithTimeout(ctx, defaultWait)
 		defer cancel()
 	}
-	c := &capture{pid: pid}
+	c := &attempt{pid: pid}
 	defer func() {
 		if !c.signaled {
 			return
@@ -150,9 +150,9 @@ func Snapshot(ctx context.Context, pid int, w io.Writer, opt Options) (err error
 	return snapshotURL(ctx, c.url, w, opt, nsPID(pid))
 }
 
-// A capture is one Snapshot of a process: where its inspector is, and
+// An attempt is one Snapshot of a process: where its inspector is, and
 // whether the capture opened it.
-type capture struct {
+type attempt struct {
 	pid      int
 	conf     int   // the configured port, 0 for a random one
 	before   []int // the ports the process listened on before the signal
@@ -164,7 +164,7 @@ type capture struct {
 
 // find sets c.url to the WebSocket URL of the process's inspector,
 // opening it with SIGUSR1 if needed.
-func (c *capture) find(ctx context.Context) error {
+func (c *attempt) find(ctx context.Context) error {
 	var openAtStart bool
 	c.conf, openAtStart = portFromArgs(nodeArgs(c.pid))
 	c.before, c.procOK = ListeningPorts(c.pid)
@@ -207,7 +207,7 @@ func (c *capture) find(ctx context.Context) error {
 // taken returns an error if another process listens on the configured
 // port, where Node would fail to open its inspector ("address already
 // in use", on the process's stderr).
-func (c *capture) taken() error {
+func (c *attempt) taken() error {
 	if c.conf > 0 && portTaken(c.pid, c.conf) {
 		return fmt.Errorf("inspector: port %d is taken by another process, so process %d cannot open its inspector there; free the port, or start node with --inspect-port=0 (or another free port)", c.conf, c.pid)
 	}
@@ -217,7 +217,7 @@ func (c *capture) taken() error {
 // await waits for the inspector to open after the signal: a new
 // listening socket of the process (or the configured port) that answers
 // as an inspector.
-func (c *capture) await(ctx context.Context) error {
+func (c *attempt) await(ctx context.Context) error {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	var lastErr error
@@ -257,7 +257,7 @@ func (c *capture) await(ctx context.Context) error {
 // close closes the inspector the capture opened and waits until its port
 // is closed. If the inspector was not found yet (the capture was
 // cancelled, or timed out, while it opened), it is looked for first.
-func (c *capture) close(ctx context.Context) error {
+func (c *attempt) close(ctx context.Context) error {
 	if c.url == "" {
 		if err := c.await(ctx); err != nil {
 			return &CloseError{PID: c.pid, Port: c.conf, Err: fmt.Errorf("sent SIGUSR1 but found no inspector to close: %w", err)}
@@ -295,7 +295,7 @@ func (c *capture) close(ctx context.Context) error {
 const closeJS = `require('inspector').close()`
 
 // closed reports whether the capture's inspector port is closed.
-func (c *capture) closed(ctx context.Context) bool {
+func (c *attempt) closed(ctx context.Context) bool {
 	if c.procOK {
 		now, ok := ListeningPorts(c.pid)
 		return ok && !slices.Contains(now, c.port)

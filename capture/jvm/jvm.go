@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/heapscope/heapscope/capture"
 )
 
 // ErrNotJVM is wrapped by the error for a pid that is not a JVM that
@@ -81,46 +83,9 @@ func clearStaleAttachFile(dir, nspid string) {
 	if err != nil || fi.Mode().Type() != os.ModeSocket {
 		return
 	}
-	if start, ok := processStart(dir); ok && fi.ModTime().Before(start.Add(-2*time.Second)) {
+	if start, ok := capture.ProcessStart(dir); ok && fi.ModTime().Before(start.Add(-2*time.Second)) {
 		os.Remove(path)
 	}
-}
-
-// processStart returns when the process of /proc/PID dir started: its
-// start time in /proc/PID/stat, in clock ticks since boot, after the boot
-// time in /proc/stat. A tick is 1/100 s: USER_HZ, which the kernel uses
-// for /proc on every architecture Go runs Linux on.
-func processStart(dir string) (time.Time, bool) {
-	stat, err := os.ReadFile(dir + "/stat")
-	if err != nil {
-		return time.Time{}, false
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return time.Time{}, false
-	}
-	f := strings.Fields(string(stat[i+1:])) // from field 3, the state
-	if len(f) < 20 {
-		return time.Time{}, false
-	}
-	ticks, err := strconv.ParseUint(f[19], 10, 64) // field 22, starttime
-	if err != nil {
-		return time.Time{}, false
-	}
-	all, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return time.Time{}, false
-	}
-	for _, l := range strings.Split(string(all), "\n") {
-		if v, ok := strings.CutPrefix(l, "btime "); ok {
-			boot, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if err != nil {
-				return time.Time{}, false
-			}
-			return time.Unix(boot, 0).Add(time.Duration(ticks) * 10 * time.Millisecond), true
-		}
-	}
-	return time.Time{}, false
 }
 
 // hprofMagic starts every HPROF file ("JAVA PROFILE 1.0.2\0").
@@ -143,7 +108,8 @@ func Snapshot(ctx context.Context, pid int, path string) error {
 	}
 	var nonce [8]byte
 	rand.Read(nonce[:])
-	tmp := filepath.Join(filepath.Dir(abs), ".heapscope-"+hex.EncodeToString(nonce[:])+".hprof.tmp")
+	capture.Sweep(filepath.Dir(abs), false)
+	tmp := capture.TempName(filepath.Dir(abs), ".heapscope-", hex.EncodeToString(nonce[:]), ".hprof.tmp")
 	defer os.Remove(tmp)
 	var msg bytes.Buffer
 	cmd := exec.Command("jcmd", strconv.Itoa(pid), "GC.heap_dump", tmp)

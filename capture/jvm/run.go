@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/heapscope/heapscope/capture"
 )
 
 // heapscope run -- java ...: the JVM has no agent of heapscope's to take
@@ -60,7 +62,8 @@ func NewRun(dir string, atExit bool) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if j.tmpDir, err = os.MkdirTemp("", "heapscope-run-"); err != nil {
+	capture.Sweep(os.TempDir(), false)
+	if j.tmpDir, err = capture.MkdirTemp(os.TempDir(), "heapscope-run-"); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(j.tmpDir, "exitdump.jar"), jar, 0o600); err != nil {
@@ -70,7 +73,7 @@ func NewRun(dir string, atExit bool) (*Run, error) {
 	var nonce [8]byte
 	rand.Read(nonce[:])
 	// The JVM's dumpHeap wants a name that ends in .hprof.
-	j.exitTmp = filepath.Join(dir, ".heapscope-exit-"+hex.EncodeToString(nonce[:])+".tmp.hprof")
+	j.exitTmp = capture.TempName(dir, ".heapscope-exit-", hex.EncodeToString(nonce[:]), ".tmp.hprof")
 	return j, nil
 }
 

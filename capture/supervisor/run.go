@@ -6,7 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
+	"regexp"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -57,7 +58,10 @@ func Run(o Options) (snapshots int, err error) {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
-	start := time.Now()
+	// What a killed heapscope or program left in the directory goes; the
+	// snapshots there now are not this run's.
+	capture.Sweep(o.Dir, true)
+	before := dirNames(o.Dir)
 	// Catch the signals before the program starts, so that none is lost.
 	sigs := make(chan os.Signal, 4)
 	caught := []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
@@ -102,7 +106,7 @@ func Run(o Options) (snapshots int, err error) {
 	if java {
 		jv.Finish(err, o.Stderr)
 	}
-	return newSnapshots(o.Dir, start), err
+	return ownSnapshots(o.Dir, before, pid, o.Agent.Children), err
 }
 
 // agentEnv returns the environment that makes a Python or Node program
@@ -122,15 +126,33 @@ func agentEnv(o agent.RunOptions) ([]string, error) {
 	return agent.NodeEnv(agent.Env(os.Environ(), o), preload, o.TraceAlloc > 0), nil
 }
 
-// newSnapshots counts the snapshots written in dir since start.
-func newSnapshots(dir string, start time.Time) int {
+// snapshotName is how the agents, the preload and heapscope (for a JVM)
+// name the snapshots of a run: NNNN-PID-REASON.EXT.
+var snapshotName = regexp.MustCompile(`^[0-9]{4,}-([0-9]+)-[a-z-]+\.(pysnap|heapsnapshot|hprof)$`)
+
+// dirNames returns the names in dir.
+func dirNames(dir string) map[string]bool {
 	entries, _ := os.ReadDir(dir)
-	n := 0
+	m := make(map[string]bool, len(entries))
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
+		m[e.Name()] = true
+	}
+	return m
+}
+
+// ownSnapshots counts the snapshots this run's program wrote in dir:
+// named as snapshots are, not there before it started, and of the
+// program's pid (with children, of any pid: its children name theirs
+// by their own). Another run's, into the same directory, are not
+// counted.
+func ownSnapshots(dir string, before map[string]bool, pid int, children bool) int {
+	n := 0
+	for name := range dirNames(dir) {
+		m := snapshotName.FindStringSubmatch(name)
+		if m == nil || before[name] {
 			continue
 		}
-		if info, err := e.Info(); err == nil && !info.ModTime().Before(start.Add(-time.Second)) {
+		if p, err := strconv.Atoi(m[1]); err == nil && (p == pid || children) {
 			n++
 		}
 	}

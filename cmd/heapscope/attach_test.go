@@ -224,7 +224,9 @@ func inParallel(t *testing.T, pys []string, fn func(t *testing.T, py string)) {
 }
 
 // attachThrice takes three snapshots of tg, s1 to s3.pysnap in a fresh
-// directory, a little apart; each is written whole and said so.
+// directory, a little apart; each is written whole and said so. The
+// second is taken stopping the program (--fork=false), the others by a
+// child process (the default on Linux).
 func attachThrice(t *testing.T, tg *target) []string {
 	t.Helper()
 	dir := t.TempDir()
@@ -232,7 +234,11 @@ func attachThrice(t *testing.T, tg *target) []string {
 	for i := 1; i <= 3; i++ {
 		out := filepath.Join(dir, "s"+strconv.Itoa(i)+".pysnap")
 		var stdout, stderr bytes.Buffer
-		if err := run([]string{"snapshot", "--python", tg.pid(), "-o", out}, &stdout, &stderr); err != nil {
+		args := []string{"snapshot", "--python", tg.pid(), "-o", out}
+		if i == 2 {
+			args = append(args, "--fork=false")
+		}
+		if err := run(args, &stdout, &stderr); err != nil {
 			t.Fatalf("snapshot %d: %v\n%s", i, err, stderr.String())
 		}
 		if stdout.String() != "wrote "+out+"\n" {
@@ -304,7 +310,10 @@ func TestSnapshotPythonInterrupt(t *testing.T) {
 			t.Run(when+"/"+sig.String(), func(t *testing.T) {
 				tg := startTarget(t, pys[len(pys)-1], nil)
 				dir := t.TempDir()
+				// heapscope's own temporary directory, to see what it leaves.
+				tmp := t.TempDir()
 				hs := exec.Command(bin, "snapshot", "--python", tg.pid(), "-o", filepath.Join(dir, "x.pysnap"))
+				hs.Env = append(os.Environ(), "TMPDIR="+tmp)
 				// gdb holds the program stopped for a short while.
 				poll, ready := time.Millisecond, func() bool { return tracer(tg.pid()) != 0 }
 				if when == "capturing" {
@@ -342,6 +351,18 @@ func TestSnapshotPythonInterrupt(t *testing.T) {
 						time.Sleep(20 * time.Millisecond)
 					}
 					tg.healthy(t)
+					// The next snapshot clears what the killed one left:
+					// its stage next to the output, its directory in the
+					// temporary directory.
+					again := exec.Command(bin, "snapshot", "--python", tg.pid(), "-o", filepath.Join(dir, "y.pysnap"))
+					again.Env = hs.Env
+					if out, err := again.CombinedOutput(); err != nil {
+						t.Fatalf("the next snapshot: %v\n%s", err, out)
+					}
+					assertOnly(t, dir, "y.pysnap")
+					if m, _ := filepath.Glob(filepath.Join(tmp, "heapscope-attach-*")); len(m) > 0 {
+						t.Errorf("left in the temporary directory: %v", m)
+					}
 				}
 			})
 		}

@@ -128,7 +128,12 @@ Taking snapshots:
 	snapshot --python PID -o FILE
 	                            take a snapshot of a running CPython (3.9+)
 	                            process: gdb has its main thread run
-	                            heapscope's agent at its next safe point
+	                            heapscope's agent at its next safe point,
+	                            which forks, and a child walks the copy of
+	                            the heap (Linux; --fork=false: the main
+	                            thread walks it, stopping the program);
+	                            waits up to --timeout (10m) for a main
+	                            thread in a long call outside Python
 	                            (--census, --values=false, --no-collect)
 	snapshot --node PID -o FILE take a V8 heap snapshot of a running Node
 	                            process (its inspector opens on 127.0.0.1)
@@ -148,7 +153,10 @@ Taking snapshots:
 	                            jcmd dumps, an agent for the exit dump);
 	                            snapshots land in DIR as NNNN-PID-REASON
 	                            .pysnap (.heapsnapshot, .hprof): --at-exit,
-	                            --signal SIGUSR2, --every 30s, --values=false
+	                            --signal SIGUSR2, --every 30s (Python: a
+	                            forked child walks a copy of the heap;
+	                            --fork=false stops the program instead),
+	                            --values=false
 	                            (no string contents), --census (types and
 	                            sizes only: cheaper), --trace-alloc[=N]
 	                            (record where objects are allocated, N

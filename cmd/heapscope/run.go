@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,6 +48,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	metricsAt := fs.String("metrics", "", "serve the latest census of the heap (objects and bytes per type) for Prometheus at http://`ADDR`/metrics, e.g. 127.0.0.1:9464; with --census, a JVM's is its class histogram; without -o the snapshots are removed once read")
 	metricsTop := fs.Int("metrics-types", 50, "with --metrics: a series for each of the `N` types with the most bytes, the rest summed as the type other")
 	metricsRemote := fs.Bool("metrics-allow-remote", false, "allow a --metrics address other than loopback")
+	fork := fs.Bool("fork", runtime.GOOS == "linux", "take the --signal and --every snapshots in a child process that walks a copy of the heap, so that the program stops only for the fork; no garbage is collected first (Python, Linux; the exit snapshot is taken in the process)")
 	var trace traceAllocFlag
 	fs.Var(&trace, "trace-alloc", "record where objects are allocated: tracemalloc with `N` frames (default 1) for Python, V8's allocation tracker for Node; leaks, why, top and check then name the sites")
 	// Flags stop at the first argument that is not one: the program's own
@@ -139,6 +141,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			OutDir: dir, AtExit: *atExit, Signal: *sig, Every: *every,
 			NoValues: !*values, Children: *children,
 			MaxValueLen: *maxValue, NoCollect: *noCollect, Census: *census, TraceAlloc: int(trace),
+			Fork: *fork && runtime.GOOS == "linux",
 		},
 		Stdin: os.Stdin, Stdout: stdout, Stderr: stderr,
 	}
@@ -208,10 +211,12 @@ func javaRunFlags(fs *flag.FlagSet, needJcmd, metrics bool) error {
 			bad = append(bad, "--"+f.Name)
 		case f.Name == "values" && f.Value.String() == "false":
 			bad = append(bad, "--values=false")
+		case f.Name == "fork" && f.Value.String() == "true":
+			bad = append(bad, "--fork")
 		}
 	})
 	if len(bad) > 0 {
-		return usagef("%s: not for java (the JVM writes its dumps itself, with every value; run follows no child JVM; a JVM's census is its class histogram, for --metrics)", strings.Join(bad, ", "))
+		return usagef("%s: not for java (the JVM writes its dumps itself, with every value; run follows no child JVM, nor forks one; a JVM's census is its class histogram, for --metrics)", strings.Join(bad, ", "))
 	}
 	if needJcmd {
 		if _, err := exec.LookPath("jcmd"); err != nil {

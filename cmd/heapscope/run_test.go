@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heapscope/heapscope/analyze"
 	"github.com/heapscope/heapscope/heapfile"
@@ -34,6 +36,17 @@ func TestRun(t *testing.T) {
 				t.Skipf("%s is not installed", tc.tool)
 			}
 			dir := t.TempDir()
+			// Another run's snapshots, made as this one starts, and what a
+			// killed program left (its temporary file, pid long gone): the
+			// first are not counted, the second is removed.
+			other := filepath.Join(dir, "0001-4194305-signal.pysnap")
+			os.WriteFile(other, []byte("x"), 0o600)
+			leftover := filepath.Join(dir, ".0001-4194305-signal.heapsnapshot.tmp")
+			os.WriteFile(leftover, []byte("x"), 0o600)
+			go func() {
+				time.Sleep(200 * time.Millisecond)
+				os.WriteFile(filepath.Join(dir, "0002-4194306-interval.pysnap"), []byte("x"), 0o600)
+			}()
 			var stdout, stderr bytes.Buffer
 			args := append([]string{"run", "-o", dir, "--at-exit", "--", tc.tool}, tc.args...)
 			err := run(args, &stdout, &stderr)
@@ -61,8 +74,11 @@ func TestRun(t *testing.T) {
 			if n != tc.min {
 				t.Errorf("%d objects of type %s, want %d", n, tc.typ, tc.min)
 			}
-			if !strings.Contains(stderr.String(), "1 snapshot(s)") {
-				t.Errorf("stderr %q does not count the snapshot", stderr.String())
+			if !strings.Contains(stderr.String(), "heapscope: 1 snapshot(s) in "+dir) {
+				t.Errorf("stderr %q does not count its own snapshot alone", stderr.String())
+			}
+			if _, err := os.Stat(leftover); err == nil {
+				t.Errorf("the killed program's temporary file is still there")
 			}
 		})
 	}

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/heapscope/heapscope/capture"
@@ -24,18 +26,24 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	daskAddr := fs.String("dask", "", "take a snapshot of every worker of the Dask cluster whose scheduler is at `ADDRESS` (tcp://host:8786), each into -o DIR/worker-NAME/")
 	daskPython := fs.String("dask-python", "python3", "with --dask: the `PYTHON` whose distributed is the cluster's client")
 	out := fs.String("o", "", "write the snapshot to `FILE` (mode 0600); with --dask, a directory")
-	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long")
+	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long (for --python, that is also how long heapscope waits for a main thread in a long call outside Python to come back to Python code)")
 	values := fs.Bool("values", true, "write string contents (false: none; Python and Node)")
 	census := fs.Bool("census", false, "take a census: every object's type and size, no references (Python)")
 	noCollect := fs.Bool("no-collect", false, "do not run gc.collect() before the snapshot (Python)")
 	maxValue := fs.Int("max-value-len", 64, "write at most `N` characters of each str or bytes value (Python)")
+	fork := fs.Bool("fork", runtime.GOOS == "linux", "the process forks and the child walks its copy of the heap, so that the program stops only for the fork, not for the whole capture; needs free memory up to the program's resident heap again, and collects no garbage first (Python, Linux; --fork=false stops the program for the capture)")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
 	}
+	forkSet := false
+	fs.Visit(func(f *flag.Flag) { forkSet = forkSet || f.Name == "fork" })
 	if *out == "" {
 		return usagef("snapshot needs -o FILE (-o DIR with --dask)")
 	}
 	if *daskAddr != "" {
+		if forkSet {
+			return usagef("--fork is for --python")
+		}
 		if *pyPID != 0 || *nodePID != 0 || *javaPID != 0 {
 			return usagef("snapshot needs exactly one of --python PID, --node PID, --java PID and --dask ADDRESS")
 		}
@@ -58,6 +66,12 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	if *pyPID == 0 && (*census || *noCollect || *maxValue != 64) {
 		return usagef("--census, --no-collect and --max-value-len are for --python and --dask")
 	}
+	if *pyPID == 0 && forkSet && *fork {
+		return usagef("--fork is for --python")
+	}
+	if *fork && forkSet && runtime.GOOS != "linux" {
+		return usagef("--fork is for Linux")
+	}
 	if *maxValue < 0 {
 		return usagef("--max-value-len must not be negative")
 	}
@@ -79,9 +93,10 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *pyPID != 0:
 		_, err = attach.Snapshot(ctx, *pyPID, *out, attach.Options{
-			Census: *census, NoValues: !*values, MaxValueLen: *maxValue, NoCollect: *noCollect, Cleanup: cleanup,
+			Census: *census, NoValues: !*values, MaxValueLen: *maxValue, NoCollect: *noCollect,
+			Fork: *fork && runtime.GOOS == "linux", Cleanup: cleanup,
 			Waiting: func() {
-				fmt.Fprintf(stderr, "heapscope: waiting for the main thread of process %d to run Python code (it is in a long call: sleep, join, read?)\n", *pyPID)
+				fmt.Fprintf(stderr, "heapscope: waiting for the main thread of process %d to run Python code (it is in a long call: sleep, join, read?); heapscope waits up to --timeout (%v), then withdraws the request\n", *pyPID, *timeout)
 			},
 		})
 	case *javaPID != 0:
