@@ -268,7 +268,7 @@ func TestPytestFixtures(t *testing.T) {
 	wantAll(t, "pytest output", out,
 		"10 test_fixtures.Thing in list at module test_fixtures.held, retaining ",
 		"held by module test_fixtures -> .held list -> [*] test_fixtures.Thing",
-		"objects on that path after 2, 12 and 22 runs: 2 -> 12 -> 22",
+		"objects on that path after 22, 32 and 42 runs: 22 -> 32 -> 42",
 		// The leak's report says what it set aside...
 		"logging.LogRecord held by _pytest.",
 		// ...and without the rules, what the mock and monkeypatch hold is reported.
@@ -306,7 +306,7 @@ func TestPytestFixtures(t *testing.T) {
 			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
 		}
 	}
-	wantAll(t, "pytest output", out, "snapshots kept in "+leakDir+": a.pysnap, b.pysnap, c.pysnap (after 2, 12 and 22 runs)")
+	wantAll(t, "pytest output", out, "snapshots kept in "+leakDir+": a.pysnap, b.pysnap, c.pysnap (after 22, 32 and 42 runs)")
 	out = must(t, "", harnessEnv(t), bin, "leaks", "--scaling", filepath.Join(leakDir, "a.pysnap"),
 		filepath.Join(leakDir, "b.pysnap"), filepath.Join(leakDir, "c.pysnap"))
 	wantAll(t, "heapscope leaks on the kept snapshots", out, "test_fixtures.Thing")

@@ -17,12 +17,16 @@ or as a decorator, for plain unittest (python -m unittest) and pytest:
         def test_handle(self):
             handle_request()
 
-The workload runs `warmup` times, then the heap is snapshotted (A), then
-it runs `iterations` times (B), and `iterations` times again (C). A leak is
-a group of objects created between A and B, still alive at C, held by one
-kind of path, and growing from A to B to C in proportion to the work
-(`heapscope check --scaling`): a cache that fills once, or a bounded one,
-is not a leak. Growth that known machinery holds (what pytest's fixtures
+The workload runs `warmup` times, then the objects of the heap are
+counted by type (A), then it runs `iterations` times (B), and
+`iterations` times again (C). When no type has more objects at B than at
+A and more again at C, nothing piles up and the check passes on those
+counts alone (a census in memory: no snapshot, no heapscope program).
+Otherwise the check goes on with full snapshots: A, `iterations` more
+runs, B, `iterations` more, C; a leak is a group of objects created
+between A and B, still alive at C, held by one kind of path, and growing
+from A to B to C in proportion to the work (`heapscope check --scaling`):
+a cache that fills once, or a bounded one, is not a leak. Growth that known machinery holds (what pytest's fixtures
 and unittest.mock record about each run, the interpreter's own caches) is
 set aside, and the report says what was. Failures say which objects
 leak, how much memory they hold and the path that holds them, and keep
@@ -54,7 +58,15 @@ class LeakError(AssertionError):
 
     def __init__(self, report):
         self.report = report
-        AssertionError.__init__(self, report.text())
+        AssertionError.__init__(self, format_failure(report))
+
+
+def format_failure(report, name=None):
+    """The message of a failed check: the one place its wording is made
+    (the pytest plugin's failures, LeakError's text). name: the test's
+    name, for a first line that names it."""
+    text = report.text()
+    return "heapscope: %s leaks\n%s" % (name, text) if name else text
 
 
 class BinaryNotFound(RuntimeError):
@@ -83,12 +95,16 @@ class LeakReport:
     path, rule (the noise rule's name), reason and owner (the type whose
     state holds the group, when the path has one).
     snapshots: the paths of the three snapshots while they exist ([]
-    once removed); runs: the runs of the workload before each snapshot."""
+    once removed); runs: the runs of the workload before each snapshot.
+    counts: when the check was decided from the counts of objects per
+    type alone (nothing grew twice), {type: [count at A, B, C]} of the
+    types that grew at all, else None."""
 
-    def __init__(self, result, snapshots, runs=None):
+    def __init__(self, result, snapshots, runs=None, counts=None):
         self.result = result
         self.snapshots = list(snapshots)
         self.runs = list(runs or [])
+        self.counts = counts
         self.leaks = []
         self.set_aside = []
         for v in result.get("verdicts", []):
@@ -245,10 +261,14 @@ class LeakCheck:
     own buffers). trace_alloc=N: tracemalloc records N frames of every
     allocation from the start of the check to its end (unless it traces
     already), and failures say where the leaked objects were allocated;
-    it makes the workload slower."""
+    it makes the workload slower. counts=False takes the full snapshots
+    from the start instead of deciding from counts first (the workload
+    then runs warmup + 2 * iterations times whatever it does; with
+    counts, warmup + 4 * iterations when something grew)."""
 
     def __init__(self, iterations=50, warmup=5, binary=None, directory=None,
-                 keep=None, config=None, raise_on_leak=True, before_snapshot=None, trace_alloc=0):
+                 keep=None, config=None, raise_on_leak=True, before_snapshot=None, trace_alloc=0,
+                 counts=True):
         _check_counts(iterations, warmup)
         _check_frames(trace_alloc)
         self.trace_alloc = int(trace_alloc)
@@ -261,12 +281,14 @@ class LeakCheck:
         self.config = os.fspath(config) if config is not None else None
         self.raise_on_leak = raise_on_leak
         self.before_snapshot = before_snapshot
+        self.counts = bool(counts)
         self.report = None
         self.runs = 0
         self._dir = None
         self._made_dir = False
         self._paths = []
         self._taken = 0
+        self._quick = None   # {type: counts} when decided from the counts
 
     def __enter__(self):
         if self.directory:
@@ -275,10 +297,10 @@ class LeakCheck:
         else:
             self._dir = tempfile.mkdtemp(prefix="heapscope-leakcheck-")
             self._made_dir = True
-        # Made before the first snapshot, so that the harness's own
-        # bookkeeping does not grow between the snapshots.
+        # Made before the first count, so that the harness's own
+        # bookkeeping does not grow between the counts and snapshots.
         self._paths = [os.path.join(self._dir, n) for n in _NAMES]
-        self._runs_at = [self.warmup, self.warmup + self.iterations, self.warmup + 2 * self.iterations]
+        self._runs_at = [0, 0, 0]
         if self.trace_alloc:
             import tracemalloc
             if not tracemalloc.is_tracing():
@@ -286,18 +308,56 @@ class LeakCheck:
                 self._traced = True
         return self
 
+    def planned_runs(self):
+        """How many times the workload runs: warmup + 2 * iterations, or,
+        once the counts have sent it on to full snapshots, 2 more."""
+        n = self.warmup + 2 * self.iterations
+        return n + 2 * self.iterations if self.counts and self.runs > n else n
+
     def _snap(self, i):
         from . import snapshot
         if self.before_snapshot is not None:
             self.before_snapshot()
         if snapshot(self._paths[i], values=True) is None:
             raise RuntimeError("heapscope: could not write %s" % self._paths[i])
+        self._runs_at[i] = self.runs
         self._taken = i + 1
+
+    def _tally(self):
+        from . import _census
+        if self.before_snapshot is not None:
+            self.before_snapshot()
+        _census.tally(True, keep=True)
+
+    def _grew(self):
+        """{type: [A, B, C]} of the types that grew at all, and whether
+        one grew twice (more at B than A, and more at C than B)."""
+        from . import _census
+        a, b, c = _census.TALLIES[-3:]
+        del _census.TALLIES[:]
+        grew, twice = {}, False
+        for t, (nc, _) in c.items():
+            na, nb = a.get(t, (0, 0))[0], b.get(t, (0, 0))[0]
+            if nb > na or nc > nb:
+                grew[t] = [na, nb, nc]
+                twice = twice or (nb > na and nc > nb)
+        return grew, twice
 
     def __iter__(self):
         for _ in range(self.warmup):
             self.runs += 1
             yield
+        if self.counts:
+            self._tally()
+            for _ in range(2):
+                for _ in range(self.iterations):
+                    self.runs += 1
+                    yield
+                self._tally()
+            grew, twice = self._grew()
+            if not twice:
+                self._quick = grew
+                return
         self._snap(0)
         for _ in range(self.iterations):
             self.runs += 1
@@ -309,6 +369,9 @@ class LeakCheck:
         self._snap(2)
 
     def analyse(self):
+        if self._quick is not None:
+            self.report = LeakReport({"verdicts": []}, [], counts=self._quick)
+            return self.report
         if self._taken != 3:
             raise RuntimeError("the leak check did not run to its end (%d of 3 snapshots)" % self._taken)
         cmd = [self.binary, "check", "--scaling", "--json"]
@@ -395,7 +458,7 @@ def _run(check, workload, args, kwargs):
                 _note(e, "heapscope: this failure happened on run %d of %d of the workload under the leak check; "
                          "the runs share their fixtures, mocks and other state, so a body that asserts on what "
                          "accumulates over runs (mock.assert_called_once, len(caplog.records)) fails from the "
-                         "second run on" % (check.runs, check.warmup + 2 * check.iterations))
+                         "second run on" % (check.runs, check.planned_runs()))
             raise
 
 

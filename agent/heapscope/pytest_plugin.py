@@ -38,7 +38,7 @@ import unittest
 
 import pytest
 
-from .leakcheck import BinaryNotFound, LeakCheck, LeakError, _run
+from .leakcheck import BinaryNotFound, LeakCheck, LeakError, _run, format_failure
 
 MARKER = "no_leaks"
 
@@ -170,7 +170,7 @@ class _LeakChecks:
         report = check.report
         self.reports.append((item.nodeid, report))
         if not report.ok:
-            pytest.fail("heapscope: %s leaks\n%s" % (item.name, report.text()), pytrace=False)
+            pytest.fail(format_failure(report, item.name), pytrace=False)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_pyfunc_call(self, pyfuncitem):
@@ -217,7 +217,7 @@ class _LeakChecks:
         outcome = yield
         rep = outcome.get_result()
         if rep.failed and call.excinfo is not None and isinstance(call.excinfo.value, LeakError):
-            rep.longrepr = "heapscope: %s leaks\n%s" % (item.name, call.excinfo.value)
+            rep.longrepr = format_failure(call.excinfo.value.report, item.name)
 
     def pytest_terminal_summary(self, terminalreporter):
         if not self.reports:

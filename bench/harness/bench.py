@@ -10,6 +10,12 @@ snapshot taken at the end of the session).
 
     PYTHONPATH=agent /usr/bin/python3 bench/harness/bench.py --heapscope ./heapscope --tests 5 --repeat 3
     PYTHONPATH=agent /usr/bin/python3 bench/harness/bench.py --heapscope ./heapscope --breakdown
+    PYTHONPATH=agent /usr/bin/python3 bench/harness/bench.py --heapscope ./heapscope --suites sympy --against OLD/agent
+
+--against DIR also runs each suite with the agent importable from DIR
+(the agent/ directory of another checkout, say main's), in the same
+round, interleaved with this one: the extra CPU per marked test of both
+side by side.
 
 CPU time is the pytest process's and its children's (the heapscope
 checks), from resource.getrusage(RUSAGE_CHILDREN); on a shared machine it
@@ -106,6 +112,7 @@ def main():
     ap.add_argument("--tests", type=int, default=5, help="marked tests per suite")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--suites", default=",".join(SUITES))
+    ap.add_argument("--against", help="also time the agent of this directory (another checkout's agent/)")
     ap.add_argument("--breakdown", action="store_true",
                     help="only time the three snapshots and the check, CPU seconds, per suite")
     args = ap.parse_args()
@@ -121,8 +128,12 @@ def main():
         for name in args.suites.split(","):
             breakdown(name, hs, env)
         return
-    print("| suite | heap (objects, bytes) | extra wall per marked test (s) | extra CPU per marked test (s) |")
-    print("|---|---|---|---|")
+    agents = [("this", env)]
+    if args.against:
+        agents.append(("against", dict(env, PYTHONPATH=os.pathsep.join([os.path.abspath(args.against)] + [
+            p for p in pp.split(os.pathsep) if p and os.path.abspath(p) != os.path.abspath("agent")]))))
+    print("| suite | agent | heap (objects, bytes) | extra wall per marked test (s) | extra CPU per marked test (s) |")
+    print("|---|---|---|---|---|")
     for name in args.suites.split(","):
         d = tempfile.mkdtemp(prefix="heapscope-bench-harness-")
         try:
@@ -132,24 +143,27 @@ def main():
                 with open(os.path.join(d, "test_%d.py" % i), "w") as f:
                     f.write(TEST.format(i=i))
             base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-            walls, cpus = [], []
-            for _ in range(args.repeat):
-                p, w1, c1 = run(base + ["-p", "heapscope.pytest_plugin"], d, env)
-                if p.returncode != 0 or "%d passed" % args.tests not in p.stdout:
-                    sys.exit("%s: the checked run failed:\n%s" % (name, p.stdout))
-                p, w0, c0 = run(base, d, env)
-                if p.returncode != 0:
-                    sys.exit("%s: the plain run failed:\n%s" % (name, p.stdout))
-                walls.append((w1 - w0) / args.tests)
-                cpus.append((c1 - c0) / args.tests)
+            walls = {a: [] for a, _ in agents}
+            cpus = {a: [] for a, _ in agents}
+            for r in range(args.repeat):
+                for a, aenv in (agents if r % 2 == 0 else agents[::-1]):
+                    p, w1, c1 = run(base + ["-p", "heapscope.pytest_plugin"], d, aenv)
+                    if p.returncode != 0 or "%d passed" % args.tests not in p.stdout:
+                        sys.exit("%s: the checked run failed:\n%s" % (name, p.stdout))
+                    p, w0, c0 = run(base, d, aenv)
+                    if p.returncode != 0:
+                        sys.exit("%s: the plain run failed:\n%s" % (name, p.stdout))
+                    walls[a].append((w1 - w0) / args.tests)
+                    cpus[a].append((c1 - c0) / args.tests)
             snap = os.path.join(d, "end.pysnap")
             run(base + ["-p", "heapscope.pytest_plugin"], d, dict(env, BENCH_SNAPSHOT=snap))
             out = subprocess.run([hs, "summary", "--json", snap], stdout=subprocess.PIPE, text=True).stdout
             ov = json.loads(out)["snapshot"]["overview"]
-            print("| %s | %d objects, %.1f MiB | %s | %s |" % (
-                name, ov["objects"], ov["bytes"] / 2**20,
-                "-".join("%.2f" % x for x in (min(walls), max(walls))),
-                "-".join("%.2f" % x for x in (min(cpus), max(cpus)))))
+            for a, _ in agents:
+                print("| %s | %s | %d objects, %.1f MiB | %s | %s |" % (
+                    name, a if a == "this" else args.against, ov["objects"], ov["bytes"] / 2**20,
+                    "-".join("%.2f" % x for x in (min(walls[a]), max(walls[a]))),
+                    "-".join("%.2f" % x for x in (min(cpus[a]), max(cpus[a])))))
         finally:
             shutil.rmtree(d, ignore_errors=True)
 
