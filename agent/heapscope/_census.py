@@ -25,18 +25,8 @@ try:
 except ImportError:
     _call = None
 
-try:
-    # What collections.Counter counts with, in C (Counter itself checks
-    # its argument against an ABC, which caches a weak reference).
-    from _collections import _count_elements
-except ImportError:
-    def _count_elements(d, it):
-        get = d.get
-        for x in it:
-            d[x] = get(x, 0) + 1
-
 from . import _format as F
-from ._own import own_objects
+from ._own import own_objects, _count_elements
 from . import _native
 from ._introspect import (
     HAVE_GC, MANAGED_DICT, MANAGED_WEAKREF, READY, _FR, _FR_CODE, _T_FLAGS, _CODE, CODE_MEMBERS,

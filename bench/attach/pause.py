@@ -31,23 +31,26 @@ target's resident anonymous memory.
 """
 
 import argparse
-import json
 import os
 import select
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 
+from bench import meta  # bench/attach/bench.py, beside this file
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def target(n):
-    sys.path.insert(0, os.path.join(HERE, "..", "python"))
-    import bench as pybench
+    # bench/python/bench.py, by its path: "bench" is this directory's.
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("pybench", os.path.join(HERE, "..", "python", "bench.py"))
+    pybench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pybench)
     heap = pybench.build(n)   # noqa: F841 (kept alive)
     import gc
     import heapscope
@@ -129,19 +132,6 @@ def children(pid):
     except OSError:
         pass
     return out
-
-
-def meta(path):
-    with open(path, "rb") as f:
-        f.read(16)
-        while True:
-            h = f.read(16)
-            if len(h) < 16:
-                return {}
-            kind, _, length = struct.unpack("<IIQ", h)
-            if kind == 1:
-                return json.loads(f.read(length))
-            f.seek(length, 1)
 
 
 class Target:
