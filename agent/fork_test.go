@@ -15,9 +15,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/heapscope/heapscope/heap"
-	"github.com/heapscope/heapscope/pysnap"
 )
 
 // These tests run testdata/fork.py on every CPython here: fork captures
@@ -46,28 +43,6 @@ func runFork(t *testing.T, py, mode, dir string, v any) (stdout, stderr string) 
 		t.Fatalf("fork.py %s: bad output %q: %v", mode, out.String(), err)
 	}
 	return out.String(), errb.String()
-}
-
-// perType is the count and the bytes of each type of a snapshot.
-func perType(t *testing.T, path string) map[string][2]uint64 {
-	t.Helper()
-	g, err := pysnap.Open(path)
-	if err != nil {
-		t.Fatalf("pysnap.Open(%s): %v", path, err)
-	}
-	m := map[string][2]uint64{}
-	for i := 0; i < g.NumObjects(); i++ {
-		id := heap.ObjectID(i)
-		if g.Flags(id)&heap.FlagSynthetic != 0 {
-			continue
-		}
-		name := g.TypeName(g.Type(id))
-		c := m[name]
-		c[0]++
-		c[1] += g.Size(id)
-		m[name] = c
-	}
-	return m
 }
 
 // TestForkEqualsStopTheWorld: a fork capture of a heap has the same
@@ -126,17 +101,6 @@ func TestForkEqualsStopTheWorld(t *testing.T) {
 			t.Errorf("META of a fork capture: %v", m)
 		}
 	})
-}
-
-func mergeKeys(a, b map[string][2]uint64) map[string]bool {
-	m := map[string]bool{}
-	for k := range a {
-		m[k] = true
-	}
-	for k := range b {
-		m[k] = true
-	}
-	return m
 }
 
 // readMeta returns the META object (section 1) of a .pysnap file.
