@@ -27,6 +27,8 @@
 # install visualvm, as root), memlab from npm into DIR/memlab
 # (PUPPETEER_SKIP_DOWNLOAD=1 npm install memlab). Environment:
 #   SIZES="100 1000"  dump sizes in MB      REPEAT=3   runs per tool
+#   LEAKS="100"       the sizes leaks runs at (default: SIZES); its three
+#                     snapshots are made only for those
 #   ONLY=hprof|v8     one format            PEERS=0    heapscope only
 #   HEAPSCOPE=BIN     the binary to time (default: built from this tree)
 #   OLD=BIN           also time another heapscope binary (before/after)
@@ -38,6 +40,7 @@ dir=${1:-/tmp/heapscope-compare}
 sizes=${SIZES:-100 1000}
 repeat=${REPEAT:-3}
 only=${ONLY:-}
+leaks=${LEAKS:-$sizes}
 peers=${PEERS:-1}
 mkdir -p "$dir"
 results=$dir/results.txt
@@ -78,6 +81,7 @@ if [ "$peers" != 0 ] && [ "$only" != hprof ]; then
 fi
 
 # --- dumps -------------------------------------------------------------
+has_leaks() { [[ " $leaks " == *" $1 "* ]]; }
 # BigHeap's argument is the live heap it fills; the dump is about 1.29
 # times that. gen.js's is the snapshot's size; it comes out about 7.4%
 # over.
@@ -96,7 +100,7 @@ for mb in $sizes; do
 			echo "== writing $(v8_of "$mb")"
 			node --max-old-space-size=16384 "$here/v8/gen.js" $((mb * 93 / 100)) "$(v8_of "$mb")" >/dev/null
 		fi
-		if [ ! -f "$dir/series-$mb-3.heapsnapshot" ]; then
+		if has_leaks "$mb" && [ ! -f "$dir/series-$mb-3.heapsnapshot" ]; then
 			echo "== writing $(v8_series "$mb")"
 			node --max-old-space-size=16384 "$here/v8/gen.js" $((mb * 93 / 100)) "$dir/series-$mb.heapsnapshot" 3 >/dev/null
 		fi
@@ -158,7 +162,9 @@ for mb in $sizes; do
 	[ "$only" != v8 ] && describe "$(hprof_of "$mb")"
 	if [ "$only" != hprof ]; then
 		describe "$(v8_of "$mb")"
-		for f in $(v8_series "$mb"); do describe "$f"; done
+		if has_leaks "$mb"; then
+			for f in $(v8_series "$mb"); do describe "$f"; done
+		fi
 	fi
 done
 echo "== commands"
@@ -189,7 +195,9 @@ for mb in $sizes; do
 			turns "$round" "v8-$mb summary" summary "$s" --
 			ml=()
 			[ -n "$memlab" ] && ml=(memlab "$memlab" find-leaks --baseline "$a" --target "$b" --final "$c")
-			turns "$round" "v8-$mb leaks" leaks "$a" "$b" "$c" -- "${ml[@]}"
+			if has_leaks "$mb"; then
+				turns "$round" "v8-$mb leaks" leaks "$a" "$b" "$c" -- "${ml[@]}"
+			fi
 		fi
 	done
 done
