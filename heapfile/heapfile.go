@@ -50,8 +50,7 @@ type Options struct {
 	Dump int
 	// SkipEdges leaves the references out, but for the few that names
 	// need (heap.Graph.EdgesSkipped), where the format allows: enough
-	// for a summary or a diff, in less time and memory. Python and V8
-	// snapshots honour it so far; HPROF dumps are read whole.
+	// for a summary or a diff, in less time and memory.
 	SkipEdges bool
 }
 
@@ -77,11 +76,11 @@ var formats = []format{
 		}},
 	{"hprof", hprof.Match,
 		func(f *os.File, size int64, o Options) (*heap.Graph, error) {
-			return hprof.Options{MaxInflated: o.MaxInflated, Dump: o.Dump}.Read(f, size)
+			return hprof.Options{MaxInflated: o.MaxInflated, Dump: o.Dump, SkipEdges: o.SkipEdges}.Read(f, size)
 		},
 		func(r io.Reader, o Options) (*heap.Graph, error) {
 			return spooled(r, o, func(f *os.File, size int64) (*heap.Graph, error) {
-				return hprof.Options{MaxInflated: o.MaxInflated, Dump: o.Dump}.Read(f, size)
+				return hprof.Options{MaxInflated: o.MaxInflated, Dump: o.Dump, SkipEdges: o.SkipEdges}.Read(f, size)
 			})
 		}},
 	{"v8", heapsnapshot.Match,

@@ -58,5 +58,21 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("Validate() = %v", verr)
 			}
 		}
+		// Without edges: the same error and objects, a sound graph.
+		s, serr := Options{MaxInflated: 1 << 20, SkipEdges: true}.Read(bytes.NewReader(b), int64(len(b)))
+		if (err == nil) != (serr == nil) || (err != nil && err.Error() != serr.Error()) {
+			t.Fatalf("error %v with SkipEdges, %v whole", serr, err)
+		}
+		if (g == nil) != (s == nil) {
+			t.Fatalf("graph %v with SkipEdges, %v whole", s != nil, g != nil)
+		}
+		if s != nil {
+			if verr := s.Validate(); verr != nil {
+				t.Fatalf("Validate() with SkipEdges = %v", verr)
+			}
+			if s.NumObjects() != g.NumObjects() {
+				t.Fatalf("%d objects with SkipEdges, %d whole", s.NumObjects(), g.NumObjects())
+			}
+		}
 	})
 }

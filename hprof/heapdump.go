@@ -218,6 +218,9 @@ func (rd *reader) edge(from heap.ObjectID, fromAddr, to uint64, l heap.Label) {
 		rd.dangling++
 		return
 	}
+	if rd.skip && !rd.keep {
+		return
+	}
 	rd.b.Edge(from, uint64(t), l)
 }
 
@@ -242,7 +245,7 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 			rd.nstrings++
 		}
 		rd.nedges++ // to its class
-		if !e.ok || int64(e.nbytes) != n || n > int64(c.win) {
+		if !e.ok || int64(e.nbytes) != n || n > int64(c.win) || rd.skip {
 			rd.nedges += int(n) / I
 			c.skip(n)
 			return
@@ -283,7 +286,11 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 		return
 	}
 	id := rd.b.Object(addr, p.typ, p.size)
-	rd.edge(id, addr, cls, rd.classLabel)
+	if !rd.skip {
+		// Without edges, this one needs no look-up: the class has a
+		// plan, so the dump has it.
+		rd.edge(id, addr, cls, rd.classLabel)
+	}
 	if p.thread && rd.locals != nil {
 		rd.threadLocals(id, addr)
 	}
@@ -299,6 +306,9 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 	if data == nil {
 		return
 	}
+	// Without edges, a thread's fields are kept: its name is its name
+	// field's.
+	rd.keep = p.thread
 	if p.refs != nil {
 		for _, s := range p.refs {
 			if v := getID(data[s.off:], I); v != 0 {
@@ -314,6 +324,7 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 			}
 		}
 	}
+	rd.keep = false
 	if p.str != nil {
 		rd.strAddr = addr
 		rd.stringInstance(id, data, p.str)
@@ -333,6 +344,11 @@ func (rd *reader) objArray(addr, cls uint64, n int64, pass int) {
 		rd.addObj(addr)
 		if cls != 0 {
 			rd.nedges++ // to its class
+		}
+		if rd.skip {
+			c.skip(n * int64(I))
+			rd.samples.note(sample{addr: addr, n: uint32(n), es: -1})
+			return
 		}
 		for left := n * int64(I); left > 0; {
 			b := c.chunk(left)
@@ -392,9 +408,10 @@ func (rd *reader) primArray(addr uint64, et byte, n int64, es int, pass int, noD
 	}
 	t--
 	id := rd.b.Object(addr, t, rd.model.arraySize(uint64(n), es))
-	if cls := rd.primClasses[et&15]; cls != 0 {
+	if cls := rd.primClasses[et&15]; cls != 0 && !rd.skip {
 		// HPROF names no class for a primitive array; the dump has the
-		// class ("[I") as it has every other: the same "<class>" edge.
+		// class ("[I") as it has every other: the same "<class>" edge
+		// (which needs no look-up without edges: the class is there).
 		rd.edge(id, addr, cls, rd.classLabel)
 	}
 	if (et == typeByte || et == typeChar) && !noData {
@@ -561,8 +578,12 @@ func (rd *reader) classDump(s *segment, off, stop int64, pass int) error {
 		name string
 	}{{ci.super, "<super>"}, {ci.loader, "<classloader>"}, {ci.signers, "<signers>"}, {ci.domain, "<protection domain>"}} {
 		if e.to != 0 {
+			// Without edges, "<super>" is kept: instanceof: and the
+			// collections' kinds go up the class hierarchy.
+			rd.keep = e.to == ci.super
 			rd.edge(id, ci.id, e.to, heap.NamedLabel(heap.Internal, rd.b.String(e.name)))
 		}
 	}
+	rd.keep = false
 	return nil
 }

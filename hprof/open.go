@@ -51,6 +51,13 @@ type Options struct {
 	// file); 0 reads the last, the latest state. A number the file does
 	// not have is an error that wraps [ErrNoSuchDump].
 	Dump int
+	// SkipEdges leaves the references out (heap.Graph.EdgesSkipped) but
+	// for those of thread objects, whose names come from their name
+	// field, and the class objects' "<super>", which tells the class
+	// hierarchy: enough for a summary or a diff, in less time and memory.
+	// Every reference is still looked up, so that the warnings about
+	// references to no object are those of a whole read.
+	SkipEdges bool
 }
 
 // Open reads the HPROF dump in the named file with the default options.
@@ -91,17 +98,17 @@ func (o Options) Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
 		return nil, err
 	}
 	if n < 2 || m[0] != 0x1f || m[1] != 0x8b {
-		return readDump(r, size, o.Dump)
+		return readDump(r, size, o)
 	}
 	limit := o.MaxInflated
 	if limit <= 0 {
 		limit = input.DefaultLimit(size)
 	}
-	return readGzip(io.NewSectionReader(r, 0, size), limit, o.Dump)
+	return readGzip(io.NewSectionReader(r, 0, size), limit, o)
 }
 
 // readGzip decompresses r into a temporary file and reads that.
-func readGzip(r io.Reader, limit int64, dump int) (*heap.Graph, error) {
+func readGzip(r io.Reader, limit int64, o Options) (*heap.Graph, error) {
 	zr, err := gzip.NewReader(bufio.NewReaderSize(r, 1<<20))
 	if err != nil {
 		return nil, &FormatError{Offset: 0, Record: "gzip", Err: err}
@@ -119,7 +126,7 @@ func readGzip(r io.Reader, limit int64, dump int) (*heap.Graph, error) {
 	if zerr != nil && !errors.Is(zerr, io.ErrUnexpectedEOF) {
 		return nil, &FormatError{Offset: size, Record: "gzip", Err: zerr}
 	}
-	g, err := readDump(tmp, size, dump)
+	g, err := readDump(tmp, size, o)
 	if err == nil && zerr != nil {
 		// The stream is cut, but at the end of a record: the graph is
 		// sound, and incomplete as Read's contract says.

@@ -36,6 +36,8 @@ type reader struct {
 	segs      []segment // the bodies of the dump that is read
 	dumps     []dumpRec // every heap dump in the file
 	want      int       // the dump to read, from 1; 0 for the last
+	skip      bool      // Options.SkipEdges
+	keep      bool      // with skip: the edges emitted now are kept (a thread's fields, a class's "<super>")
 	chosen    int       // index in dumps of the dump that is read
 	curSeg    int       // index in segs of the body pass 1 walks
 	counted   int       // objects pass 0 counted
@@ -160,11 +162,13 @@ func Read(r io.ReaderAt, size int64) (*heap.Graph, error) {
 	return newReader(r, size).read()
 }
 
-// readDump reads dump number n (from 1; 0 for the last) of a file that
-// may hold several, as [Read] reads the last.
-func readDump(r io.ReaderAt, size int64, n int) (*heap.Graph, error) {
+// readDump reads dump number o.Dump (from 1; 0 for the last) of a file
+// that may hold several, as [Read] reads the last, with its edges or
+// without (o.SkipEdges).
+func readDump(r io.ReaderAt, size int64, o Options) (*heap.Graph, error) {
 	rd := newReader(r, size)
-	rd.want = n
+	rd.want = o.Dump
+	rd.skip = o.SkipEdges
 	return rd.read()
 }
 
@@ -453,6 +457,10 @@ func (rd *reader) prepare() {
 	rd.addrs = addrList{}
 	if rd.idx.dups > 0 {
 		rd.b.WarnSummary(-1, "%d objects share an id with an earlier object; references go to the first", rd.idx.dups)
+	}
+	if rd.skip {
+		rd.nedges = 0 // pass 1 did not count them: few are kept
+		rd.b.SkipEdges()
 	}
 	rd.b.Grow(rd.nobj, rd.nedges)
 	// Every instance and object array has an internal edge "<class>" to

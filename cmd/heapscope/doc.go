@@ -32,10 +32,10 @@ process (t1/worker-0.pysnap), and say per type on how many processes it
 grew and by how much on each ("all 4 ranks", "only rank-3"); --at 2,5
 chooses the time points, --per-process adds each process's own report.
 
-summary and diff read no references (but the few that name Python
-classes), so they take a fraction of the time and memory of the
-other commands, and the warnings they count leave out those about
-references.
+summary and diff read no references (but the few that names need: a
+Python class's, a Java thread's, a Java class's superclass), so they take
+a fraction of the time and memory of the other commands, and the
+warnings they count may leave out those about references.
 
 Why it stays alive, and what is wasted:
 
