@@ -117,8 +117,8 @@ run() {
 	read -r wall user sys rss < <(tail -n 1 "$t")
 	local cpu
 	cpu=$(awk "BEGIN { print $user + $sys }")
-	printf '%-22s %-20s round %d: wall %7.2f s  CPU %7.2f s  peak RSS %5d MB%s\n' \
-		"$workload" "$tool" "$round" "$wall" "$cpu" $((rss / 1000)) "$([ "$rc" = 0 ] || echo "  FAILED (exit $rc): $(tail -n 1 "$dir/err.txt")")"
+	printf '%-22s %-20s round %d: wall %7.2f s  CPU %7.2f s  peak RSS %5d MiB%s\n' \
+		"$workload" "$tool" "$round" "$wall" "$cpu" $((rss / 1024)) "$([ "$rc" = 0 ] || echo "  FAILED (exit $rc): $(tail -n 1 "$dir/err.txt")")"
 	echo "$workload|$tool|$round|$wall|$cpu|$rss|$rc" >>"$results"
 }
 
@@ -213,14 +213,14 @@ for line in open(sys.argv[1]):
     w, tool, rnd, wall, cpu, rss, rc = line.strip().split("|")
     if (w, tool) not in runs:
         order.append((w, tool))
-    runs[(w, tool)].append((int(rnd), float(wall), float(cpu), int(rss) // 1000, int(rc)))
+    runs[(w, tool)].append((int(rnd), float(wall), float(cpu), int(rss) // 1024, int(rc)))
 
 def rng(xs, fmt):
     lo, hi = min(xs), max(xs)
     return fmt % lo if fmt % lo == fmt % hi else (fmt % lo) + "-" + (fmt % hi)
 
 print()
-print("| workload | tool | wall (s) | CPU (s) | peak RSS (MB) | peer / heapscope: wall | CPU | RSS |")
+print("| workload | tool | wall (s) | CPU (s) | peak RSS (MiB) | peer / heapscope: wall | CPU | RSS |")
 print("|---|---|---|---|---|---|---|---|")
 for w, tool in order:
     rs = runs[(w, tool)]
