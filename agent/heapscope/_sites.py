@@ -15,8 +15,17 @@ dict up at the wrong address (it leaves out the two pointers before the
 GC header), and finds nothing; for those the agent asks
 _PyTraceMalloc_GetTraceback, with ctypes, at the right one: a lookup in
 tracemalloc's table, which reads no memory at that address.
+
+tracemalloc's frames are a file and a line; each site also names the
+function whose code has that line (Functions): the code objects of the
+program's functions, of the threads' running frames and those they hold
+as constants (nested functions, class bodies, comprehensions), grouped
+by file when a site first needs one, the innermost (latest first line)
+winning where code objects share a line; a line no code object has
+(module code that has run) gets no function.
 """
 
+import gc
 import sys
 from itertools import compress, repeat
 from operator import is_, is_not
@@ -24,6 +33,7 @@ from operator import is_, is_not
 import _tracemalloc
 
 from . import _format as F
+from ._introspect import current_frames, _FR_BACK, _FR_CODE
 
 _traceback = _tracemalloc._get_object_traceback
 _T_FLAGS = type.__dict__["__flags__"].__get__
@@ -38,6 +48,73 @@ if sys.version_info[:2] == (3, 11):
         _PREHEADER = 4 * ctypes.sizeof(ctypes.c_void_p)   # the managed dict's 2 pointers and PyGC_Head
     except Exception:
         _traceback_at = None
+
+
+_FUNC = type(lambda: None)
+_CODE = type(_FUNC.__code__.__get__(lambda: None))
+_FUNC_CODE = _FUNC.__code__.__get__
+_CO_NAME = _CODE.__dict__.get("co_qualname", _CODE.co_name).__get__   # co_qualname: 3.11+
+
+
+def _code_lines(c):
+    """The lines code object c has instructions of, and its first line."""
+    yield c.co_firstlineno
+    if hasattr(c, "co_lines"):   # 3.10+
+        for _, _, line in c.co_lines():
+            if line is not None:
+                yield line
+    else:
+        import dis
+        for _, line in dis.findlinestarts(c):
+            yield line
+
+
+class Functions:
+    """(file, line) -> the name of the function whose code has that
+    line (see the module comment), or None. The code objects are found
+    once, at the first lookup; a file's lines are indexed at its first."""
+
+    def __init__(self):
+        self.by_file = None      # file -> [code objects]
+        self.lines = {}          # file -> {line: (first line, name)}
+
+    def _codes(self):
+        objs = gc.get_objects()
+        todo = list(map(_FUNC_CODE, compress(objs, map(is_, map(type, objs), repeat(_FUNC)))))
+        del objs
+        for fr in list(current_frames().values()):
+            while fr is not None:
+                todo.append(_FR_CODE(fr))
+                fr = _FR_BACK(fr)
+        seen = set()
+        by_file = {}
+        while todo:
+            c = todo.pop()
+            if type(c) is not _CODE or id(c) in seen:
+                continue
+            seen.add(id(c))
+            f = c.co_filename
+            if type(f) is str:
+                by_file.setdefault(f, []).append(c)
+            todo.extend(k for k in c.co_consts if type(k) is _CODE)
+        return by_file
+
+    def name(self, fname, line):
+        m = self.lines.get(fname)
+        if m is None:
+            if self.by_file is None:
+                self.by_file = self._codes()
+            m = self.lines[fname] = {}
+            for c in self.by_file.get(fname, ()):
+                first, name = c.co_firstlineno, _CO_NAME(c)
+                if type(name) is not str:
+                    continue
+                for ln in _code_lines(c):
+                    have = m.get(ln)
+                    if have is None or have[0] < first:
+                        m[ln] = (first, name)
+        r = m.get(line)
+        return None if r is None else r[1]
 
 
 def tracing():
@@ -62,6 +139,8 @@ class Sites:
         self.parent = F.u32s()
         self.file = F.u32s()
         self.line = F.u32s()
+        self.function = F.u32s()
+        self.functions = Functions()
         self.managed = {}       # id(type) -> has a managed dict (3.11)
 
     def _site(self, tb):
@@ -78,8 +157,11 @@ class Sites:
                 self.nsites += 1
                 self.by_node[key] = n
                 self.parent.append(s)
+                ok = type(fname) is str and type(lineno) is int and 0 <= lineno < 1 << 32
                 self.file.append(self.cap.name(fname) if type(fname) is str else 0)
-                self.line.append(lineno if type(lineno) is int and 0 <= lineno < 1 << 32 else 0)
+                self.line.append(lineno if ok else 0)
+                func = self.functions.name(fname, lineno) if ok else None
+                self.function.append(self.cap.name(func) if func is not None else 0)
             s = n
         self.by_tb[tb] = s
         return s
@@ -113,6 +195,6 @@ class Sites:
         """Writes the sites made since the last call, then part's object
         sites."""
         if self.parent:
-            w.sites(self.parent, self.file, F.u32s(repeat(0, len(self.parent))), self.line)
-            self.parent, self.file, self.line = F.u32s(), F.u32s(), F.u32s()
+            w.sites(self.parent, self.file, self.function, self.line)
+            self.parent, self.file, self.function, self.line = F.u32s(), F.u32s(), F.u32s(), F.u32s()
         w.object_sites(*part)
