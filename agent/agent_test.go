@@ -584,10 +584,14 @@ import json, sys, numpy as np, heapscope
 base = np.arange(100000, dtype=np.float64)
 view = base[10:20]
 objs = np.array([object(), [1, 2]], dtype=object)
-held = [view, objs]
+grid = np.zeros((3, 4), dtype=np.int32)
+mv = memoryview(grid)
+gone = memoryview(b"x"); gone.release()
+held = [view, objs, grid, mv, gone]
 del base
 p = heapscope.snapshot(sys.argv[1])
-print(json.dumps({"view": id(view), "base": id(view.base), "objs": id(objs), "path": p}))
+print(json.dumps({"view": id(view), "base": id(view.base), "objs": id(objs), "grid": id(grid), "mv": id(mv),
+                  "gone": id(gone), "path": p}))
 `
 	cmd := exec.Command(py, "-c", script, filepath.Join(dir, "n.pysnap"))
 	var pp string
@@ -615,6 +619,44 @@ print(json.dumps({"view": id(view), "base": id(view.base), "objs": id(objs), "pa
 	objs := find(t, g, uint64(r["objs"].(float64)), "the object array")
 	if g.Flags(objs)&heap.FlagOpaque == 0 {
 		t.Errorf("an object array is not flagged opaque")
+	}
+	// dtypes and shapes, read from the arrays' C structs and the
+	// memoryviews' buffers, as numpy and memoryview name them.
+	for _, c := range []struct{ key, want string }{
+		{"view", "float64 (10,)"}, {"base", "float64 (100000,)"}, {"objs", "object (2,)"},
+		{"grid", "int32 (3, 4)"}, {"mv", "int32 (3, 4)"}, {"gone", "released"},
+	} {
+		id := find(t, g, uint64(r[c.key].(float64)), c.key)
+		if v, _ := g.Value(id); v != c.want {
+			t.Errorf("%s: value %q, want %q", c.key, v, c.want)
+		}
+		if g.Flags(id)&heap.FlagWhole != 0 {
+			t.Errorf("%s: flagged whole, but its buffer is not in the snapshot", c.key)
+		}
+	}
+}
+
+// TestWhole: the agent flags whole the objects whose state the snapshot
+// shows entirely (instances of classes defined in Python, containers,
+// strings, numbers, bools with their values), and no other (classes,
+// modules, C objects with fields of their own, ints too big for a
+// value, instances of a subclass of a C type).
+func TestWhole(t *testing.T) {
+	dir := t.TempDir()
+	var r map[string]uint64
+	runPy(t, "whole.py", &r, filepath.Join(dir, "w.pysnap"))
+	g := open(t, filepath.Join(dir, "w.pysnap"))
+	for key, addr := range r {
+		id := find(t, g, addr, key)
+		whole := g.Flags(id)&heap.FlagWhole != 0
+		if want := strings.HasPrefix(key, "whole_"); whole != want {
+			t.Errorf("%s (%s): whole %v, want %v", key, typeName(g, id), whole, want)
+		}
+	}
+	for key, want := range map[string]string{"whole_true": "True", "whole_int": "12345"} {
+		if v, _ := g.Value(find(t, g, r[key], key)); v != want {
+			t.Errorf("%s: value %q, want %q", key, v, want)
+		}
 	}
 }
 

@@ -160,6 +160,14 @@ const (
 	// and attribute names), which its native code refers to from tables
 	// that are not objects.
 	FlagInterned
+	// FlagWhole marks objects whose whole state the snapshot shows: their
+	// references and, for strings and numbers, their content (a digest
+	// or a value). An object without it may hold state the snapshot does
+	// not show (the fields of a C type: a date, a lock, an array's data);
+	// analyses that compare objects by value compare such objects by
+	// identity. Only readers that know set it (the Python agent's, from
+	// format 1.2).
+	FlagWhole
 )
 
 // Warning is a problem found in the input that did not stop reading.

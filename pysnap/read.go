@@ -35,7 +35,7 @@ const Magic = "HSPYSNAP"
 // Version is the format version this package writes and reads.
 const (
 	VersionMajor = 1
-	VersionMinor = 1
+	VersionMinor = 2
 )
 
 // Section kinds.
@@ -62,17 +62,21 @@ const (
 	fileOpaque    = 4
 	fileSynthetic = 8
 	fileInterned  = 16
+	fileWhole     = 32 // 1.2
 )
+
+// fileFlags pairs each flag bit of the format with its heap flag.
+var fileFlags = [...]struct {
+	bit  int
+	flag heap.Flags
+}{{fileTracked, heap.FlagGCTracked}, {fileImmortal, heap.FlagImmortal}, {fileOpaque, heap.FlagOpaque},
+	{fileSynthetic, heap.FlagSynthetic}, {fileInterned, heap.FlagInterned}, {fileWhole, heap.FlagWhole}}
 
 // objectFlags maps an object's flags byte to its heap flags; bits the
 // format does not define are ignored.
 var objectFlags = func() (t [256]heap.Flags) {
 	for b := range t {
-		for _, m := range [...]struct {
-			bit  int
-			flag heap.Flags
-		}{{fileTracked, heap.FlagGCTracked}, {fileImmortal, heap.FlagImmortal}, {fileOpaque, heap.FlagOpaque},
-			{fileSynthetic, heap.FlagSynthetic}, {fileInterned, heap.FlagInterned}} {
+		for _, m := range fileFlags {
 			if b&m.bit != 0 {
 				t[b] |= m.flag
 			}
@@ -80,6 +84,18 @@ var objectFlags = func() (t [256]heap.Flags) {
 	}
 	return t
 }()
+
+// flagsByte is the flags byte that stands for heap flags f; heap flags
+// the format has no bit for are left out.
+func flagsByte(f heap.Flags) byte {
+	var b byte
+	for _, m := range fileFlags {
+		if f&m.flag != 0 {
+			b |= byte(m.bit)
+		}
+	}
+	return b
+}
 
 const (
 	headerSize  = 16

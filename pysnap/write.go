@@ -156,7 +156,7 @@ func objectsPayload(g *heap.Graph, lo, hi int) []byte {
 		size = le.AppendUint64(size, g.Size(id))
 		rc, _ := g.Refcount(id)
 		ref = le.AppendUint64(ref, uint64(rc))
-		flags = append(flags, byte(g.Flags(id)))
+		flags = append(flags, flagsByte(g.Flags(id)))
 		es := g.Edges(id)
 		ned = le.AppendUint32(ned, uint32(len(es)))
 		for _, e := range es {

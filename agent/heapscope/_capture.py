@@ -74,7 +74,7 @@ import os
 import sys
 from array import array
 from itertools import chain, compress, filterfalse, repeat
-from operator import not_, sub, is_
+from operator import not_, sub, is_, or_
 
 from . import _format as F
 from ._introspect import (
@@ -94,6 +94,51 @@ from ._edges import Edges, _Tails, _inline_candidates
 from ._own import own_objects
 from . import _native
 from . import _sites
+
+# Kinds, types and builtin bases whose objects the snapshot shows whole
+# (F_WHOLE, see Capture._whole).
+WHOLE_KINDS = (K_LIST, K_TUPLE, K_DICT, K_CELL, K_FUNC, K_METHOD, K_DICTLIKE)
+WHOLE_TYPES = (set, frozenset, property, staticmethod, classmethod, type(sys.implementation))
+WHOLE_BASES = (object, dict, list, tuple, set, frozenset)
+_OR_WHOLE = bytes(b | F.F_WHOLE for b in range(256))
+_WHOLE_OF = (0, F.F_WHOLE)
+_TO_WHOLE = bytes([0, F.F_WHOLE]) + bytes(254)
+_BOOL_ID = id(bool)
+_MEMORYVIEW_ID = id(memoryview)
+
+_TD = type.__dict__
+_BASICSIZE = _TD["__basicsize__"].__get__
+_DICTOFFSET = _TD["__dictoffset__"].__get__
+_WEAKOFFSET = _TD["__weakrefoffset__"].__get__
+_PTR = _TD["__itemsize__"].__get__(tuple)   # a pointer's size
+
+
+def _plain_layout(t, view):
+    """Whether the instances of heap type t have no C fields besides
+    those the snapshot shows: its size is its C base's (object, dict,
+    list, tuple, set or frozenset) plus a pointer for each slot of its
+    classes (edges), its dict and its weak reference list. Not so for a
+    type an extension makes with PyType_FromSpec (a lock), which is a
+    heap type too, nor a subclass of another C type (a date)."""
+    own = {id(c): d for c, d in view[2]}
+    slots = 0
+    base = None
+    for c in _T_MRO(t):
+        if not _T_FLAGS(c) & HEAPTYPE:
+            base = c
+            break
+        d = own.get(id(c))
+        if d is None:
+            return False
+        slots += sum(1 for v in d.values() if type(v) is _MEMBER)
+    if base is None or not _has(WHOLE_BASES, base):
+        return False
+    # A dict or weak reference list pointer the base has already (a
+    # set's weak list) is the base's.
+    own_dict = _DICTOFFSET(t) > 0 and not _DICTOFFSET(base) > 0
+    own_weak = _WEAKOFFSET(t) > 0 and not _WEAKOFFSET(base) > 0
+    return _BASICSIZE(t) == _BASICSIZE(base) + _PTR * (slots + own_dict + own_weak)
+
 
 CHUNK = 1 << 14
 MAX_NAMES = 1 << 18        # edge names deduplicated; later new names are written as they come
@@ -126,6 +171,7 @@ class Capture(Edges):
         self.sizer = {}          # id(type) -> C __sizeof__ of the type (safe kinds only)
         self.sizeoff = {}        # id(type) -> getsizeof(o) - sizer(o), learnt on the first object
         self.tindex = {}         # id(type) -> type index
+        self.whole = set()       # ids of the types whose objects' state the snapshot shows whole
         self.unsafe_size = {}    # id(type) -> CSizer, for types whose sizes getsizeof must not give
         self.np_hasobject = {}   # id(numpy dtype class) -> its hasobject getter (False: none)
         self.keycache_item = {}  # copy of a str key -> label of ['key']
@@ -143,6 +189,7 @@ class Capture(Edges):
         self.rc_offset = 0
         self.uniq_rc = 0
         self.ndarray_id = None   # id(numpy.ndarray); no reference is kept
+        self.nd_labels = {}      # id(numpy array) -> its dtype and shape, from the edge handler
         self.own = set()         # ids of the agent's own objects, left out (_own)
         self.own_outside = []    # those that may be referred to: written as left out
         self.own_types = set()   # ids of the types of the agent's own objects
@@ -284,6 +331,8 @@ class Capture(Edges):
                 self.sizer[tid] = sz
         if k == K_INST and INLINE_VALUES:
             self.inline_names[tid] = _inline_candidates(t, view)
+        if self._whole(t, k, view):
+            self.whole.add(tid)
         view = sz = None
         ti = self.tindex[tid]
         self.skey[tid] = (k << 22) | (ti if ti < (1 << 22) else (1 << 22) - 1)
@@ -357,6 +406,29 @@ class Capture(Edges):
                 return K_INST
             return K_INSTX
         return K_GENERIC
+
+    def _whole(self, t, k, view):
+        """Whether the snapshot shows all of the state of t's objects
+        (F_WHOLE): their references and, for str, bytes, int, float and
+        bool, their values; not so for classes, modules, code, frames
+        and the objects of C types with fields of their own (a datetime,
+        a lock, a numpy array), which equal-by-value analysis compares
+        by identity. An int too big for a value is left out per object
+        (see _emit)."""
+        if k == K_STR or k == K_BYTES:
+            return self.digests
+        if k == K_INT or k == K_FLOAT:
+            return self.values
+        if k == K_LEAF:
+            return t is bool and self.values
+        if k == K_WEAKREF:
+            return t is _WREF
+        if k == K_GENERIC:
+            return _has(WHOLE_TYPES, t)
+        if k == K_INST or k == K_INSTX:
+            return view is not None and _plain_layout(t, view)
+        return k in WHOLE_KINDS
+
 
     # -- the chunk pipeline ---------------------------------------------------
 
@@ -519,9 +591,19 @@ class Capture(Edges):
                 else:
                     size.extend(F.u64s(list(map(self._size_one, g))))
             if k in UNTRACKABLE:
-                flags.extend(bytes(m))
+                part = bytes(m)
             else:
-                flags.extend(map(_is_tracked, g))
+                part = bytes(map(_is_tracked, g))
+            if single:
+                if tid in self.whole:
+                    if k == K_INT:
+                        # An int too big for a value is not whole.
+                        part = bytes(map(or_, part, bytes(map((63).__ge__, map(int.bit_length, g))).translate(_TO_WHOLE)))
+                    else:
+                        part = part.translate(_OR_WHOLE)
+            elif not self.whole.isdisjoint(gtids):
+                part = bytes(map(or_, part, map(_WHOLE_OF.__getitem__, map(self.whole.__contains__, gtids))))
+            flags.extend(part)
             if k == K_STR and not rc1 and _native.STR_STATE is not None:
                 # Interned strs with references from C (at least 3: one
                 # more than a str held by two objects could have).
@@ -589,6 +671,19 @@ class Capture(Edges):
                 else:
                     vals_addr.extend(addr[i:j])
                     vals.append(_ascii_blob(list(map(float.__repr__, g))))
+            elif self.values and k == K_LEAF and (sk_ & SKEY_MULTI) != SKEY_MULTI and self.skey_tid[sk_] == _BOOL_ID:
+                vals_addr.extend(addr[i:j])
+                vals.append(_ascii_blob(list(map(bool.__repr__, g))))
+            elif self.values and k == K_NDARRAY:
+                labels = list(map(self.nd_labels.pop, map(id, g), repeat(None)))
+                if any(labels):
+                    vals_addr.extend(compress(addr[i:j], labels))
+                    vals.append(_ascii_blob(list(filter(None, labels))))
+            elif self.values and k == K_GENERIC and (sk_ & SKEY_MULTI) != SKEY_MULTI and self.skey_tid[sk_] == _MEMORYVIEW_ID:
+                vals_addr.extend(addr[i:j])
+                labels = list(map(_native.memoryview_label, g))
+                vals.append(_ascii_blob(labels) if all(map(str.isascii, labels))
+                            else _blob([x.encode("utf-8", "backslashreplace") for x in labels]))
             del g
         for i in self.opaque:
             flags[i] |= F.F_OPAQUE

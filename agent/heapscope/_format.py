@@ -1,4 +1,4 @@
-"""Writer for the .pysnap format (docs/pysnap-format.md), version 1.1.
+"""Writer for the .pysnap format (docs/pysnap-format.md), version 1.2.
 
 Private module of the heapscope agent. Everything here is standard library.
 The writer streams sections to a file object and keeps an incremental
@@ -13,7 +13,7 @@ from itertools import chain
 
 MAGIC = b"HSPYSNAP"
 MAJOR = 1
-MINOR = 1
+MINOR = 2
 FLAG_NO_VALUES = 1
 
 META = 1
@@ -50,6 +50,7 @@ F_IMMORTAL = 2
 F_OPAQUE = 4
 F_SYNTHETIC = 8
 F_INTERNED = 16
+F_WHOLE = 32      # the snapshot shows all of the object's state (1.2)
 
 
 def _typecode(size):

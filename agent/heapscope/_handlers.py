@@ -358,6 +358,10 @@ def _h_ndarray(cap, a):
     op = False
     try:
         dt = _str_get(d, "dtype")[1].__get__(a, nd)
+        if cap.values:
+            lb = _native.array_label(a, dt)
+            if lb is not None:
+                cap.nd_labels[id(a)] = lb
         dtt = type(dt)
         ho = cap.np_hasobject.get(id(dtt))
         if ho is None:

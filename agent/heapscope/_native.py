@@ -841,3 +841,78 @@ if ctypes is not None:
         CACHED_KEYS_AT = _find_cached_keys()
     except Exception:
         pass
+
+
+# -- numpy arrays and memoryviews ------------------------------------------------
+#
+# What a native holder keeps is often a numpy array, through a memoryview;
+# a report says "60 numpy.ndarray float64 (512, 256)" only if the snapshot
+# has the shape and the dtype. They are read without running numpy's code:
+# the array's C struct (PyArrayObject_fields in numpy's ndarraytypes.h,
+# the same from numpy 1.7 to 2.x: the object header, char *data, int nd,
+# npy_intp *dimensions, npy_intp *strides, PyObject *base, PyArray_Descr
+# *descr) and its descr's type character (PyArray_Descr: the object
+# header, PyTypeObject *typeobj, char kind, char type). Each array is
+# checked: the word read as its descr must be the dtype object its dtype
+# getter gave the edge handler. A memoryview's are read with memoryview's
+# own getters (the buffer's format and shape; a released one has none).
+
+if ctypes is not None:                  # without ctypes, array_label is None
+    _ND_ND = _H + _P
+    _ND_DIMS = _H + 2 * _P
+    _ND_DESCR = _H + 5 * _P
+    _DESCR_TYPE = _H + _P + 1
+
+# numpy's type characters and struct's format characters (native sizes)
+# named as numpy names the types.
+_LONG = "int64" if ctypes is not None and ctypes.sizeof(ctypes.c_long) == 8 else "int32"
+_ULONG = "u" + _LONG
+TYPE_NAMES = {
+    "?": "bool", "b": "int8", "B": "uint8", "h": "int16", "H": "uint16", "i": "int32", "I": "uint32",
+    "l": _LONG, "L": _ULONG, "q": "int64", "Q": "uint64", "n": "intp", "N": "uintp", "p": "intp", "P": "uintp",
+    "e": "float16", "f": "float32", "d": "float64", "g": "longdouble", "F": "complex64", "D": "complex128",
+    "G": "clongdouble", "O": "object", "S": "bytes", "U": "str", "V": "void", "M": "datetime64",
+    "m": "timedelta64", "c": "bytes1", "x": "pad",
+}
+
+
+def _shape_text(shape):
+    return "(" + ", ".join(map(int.__repr__, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def array_label(a, descr):
+    """'float64 (512, 256)' for numpy array a whose dtype object is descr
+    (what its dtype getter gave), read from a's C struct; None if the
+    words do not match."""
+    if ctypes is None:
+        return None
+    base = id(a)
+    if _raw(base + _ND_DESCR) != id(descr):
+        return None
+    nd = ctypes.c_int.from_address(base + _ND_ND).value
+    if nd < 0 or nd > 64:
+        return None
+    dims = _raw(base + _ND_DIMS) if nd else 0
+    if nd and not dims:
+        return None
+    shape = [ctypes.c_ssize_t.from_address(dims + i * _P).value for i in range(nd)]
+    ch = chr(ctypes.c_uint8.from_address(id(descr) + _DESCR_TYPE).value)
+    return TYPE_NAMES.get(ch, ch) + " " + _shape_text(shape)
+
+
+_MV = memoryview.__dict__
+_MV_FORMAT = _MV["format"].__get__
+_MV_SHAPE = _MV["shape"].__get__
+
+
+def memoryview_label(m):
+    """'float64 (512, 256)' for memoryview m (exact), from its buffer's
+    format and shape; 'released' for a released one."""
+    try:
+        fmt = _MV_FORMAT(m)
+        shape = _MV_SHAPE(m)
+    except ValueError:
+        return "released"
+    core = fmt.lstrip("@=<>!")
+    name = TYPE_NAMES.get(core, fmt) if len(core) == 1 else fmt
+    return name + " " + _shape_text(shape)

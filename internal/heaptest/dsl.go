@@ -21,7 +21,7 @@ import (
 //	name NAME TEXT...           (the object's own name, see heap.Graph.Name)
 //	refcount NAME N
 //	digest NAME N
-//	flags NAME FLAG[,FLAG...]   (gctracked, immortal, opaque, synthetic, transient, interned)
+//	flags NAME FLAG[,FLAG...]   (gctracked, immortal, opaque, synthetic, transient, interned, whole)
 //	site NAME FRAME [FRAME...]  (the allocation stack, innermost first)
 //	runtime NAME
 //	live                        (every object was alive: heap.Meta.Live)
@@ -208,6 +208,8 @@ func Parse(src string) (*heap.Graph, error) {
 					fl |= heap.FlagTransient
 				case "interned":
 					fl |= heap.FlagInterned
+				case "whole":
+					fl |= heap.FlagWhole
 				default:
 					return nil, fmt.Errorf("line %d: unknown flag %q", n+1, name)
 				}
