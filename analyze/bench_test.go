@@ -216,4 +216,23 @@ func BenchmarkAfterDominators(b *testing.B) {
 			MergePaths(r, dt, sel)
 		}
 	})
+	b.Run("IndexValues", func(b *testing.B) {
+		b.ReportAllocs()
+		cpu0 := cpuTime()
+		for range b.N {
+			IndexValues(g)
+		}
+		b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	})
+	b.Run("ValueDuplicates", func(b *testing.B) {
+		r := ShortestPaths(g, PathOptions{})
+		x := IndexValues(g)
+		b.ResetTimer()
+		b.ReportAllocs()
+		cpu0 := cpuTime()
+		for range b.N {
+			ValueDuplicates(x, dt, r)
+		}
+		b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	})
 }

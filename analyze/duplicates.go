@@ -7,13 +7,10 @@ import (
 	"github.com/heapscope/heapscope/heap"
 )
 
-// DupGroup is a set of objects with equal content.
+// DupGroup is a set of objects with equal content: strings or byte
+// strings. (Structures equal by value are [ValueGroup]s.)
 type DupGroup struct {
-	Type string
-	// Items is false for objects with equal content digests (strings,
-	// byte strings), true for objects holding the same item objects
-	// (tuples, frozensets).
-	Items   bool
+	Type    string
 	Size    uint64 // shallow size of each copy
 	Count   int
 	Wasted  uint64        // (Count-1) × Size
@@ -26,13 +23,7 @@ type DupGroup struct {
 	HeldBy    SigStep
 	HeldCount int
 
-	hash uint64 // the digest, or the hash of the items
-}
-
-// itemTypes are the types whose instances are duplicates when they hold
-// the same objects; ordered says whether the order of the items matters.
-var itemTypes = map[string]map[string]bool{
-	"python": {"tuple": true, "frozenset": false},
+	hash uint64 // the digest
 }
 
 // Duplicates finds objects with equal content, sorted by wasted bytes,
@@ -42,14 +33,11 @@ var itemTypes = map[string]map[string]bool{
 // Content duplicates are objects of one type and shallow size whose
 // digests (g.Digest: strings, byte strings) are equal; a digest is a
 // 64-bit hash, so two different strings may, very rarely, be taken for
-// copies. Item duplicates are Python tuples holding the same objects in
-// the same order and frozensets holding the same set of objects (their
-// non-weak edge targets are compared exactly); tuples without edges are
-// left out. Each group wastes (Count-1) × Size bytes.
+// copies. Each group wastes (Count-1) × Size bytes. Structures equal by
+// value (tuples, instances, the same type built again and again) are
+// [ValueDuplicates]'.
 func Duplicates(g *heap.Graph, r *Retainers, top int) []DupGroup {
-	var out []DupGroup
-	out = append(out, contentDups(g)...)
-	out = append(out, itemDups(g)...)
+	out := contentDups(g)
 	slices.SortFunc(out, func(a, b DupGroup) int {
 		if c := cmp.Compare(b.Wasted, a.Wasted); c != 0 {
 			return c
@@ -105,7 +93,7 @@ func contentDups(g *heap.Graph) []DupGroup {
 			j++
 		}
 		if j-i > 1 {
-			d := newDup(g, recs[i].id, j-i, false)
+			d := newDup(g, recs[i].id, j-i)
 			d.hash = recs[i].dig
 			out = append(out, d)
 		}
@@ -114,118 +102,10 @@ func contentDups(g *heap.Graph) []DupGroup {
 	return out
 }
 
-func newDup(g *heap.Graph, example heap.ObjectID, count int, items bool) DupGroup {
+func newDup(g *heap.Graph, example heap.ObjectID, count int) DupGroup {
 	size := g.Size(example)
-	return DupGroup{Type: g.TypeName(g.Type(example)), Items: items, Size: size, Count: count,
+	return DupGroup{Type: g.TypeName(g.Type(example)), Size: size, Count: count,
 		Wasted: uint64(count-1) * size, Example: example}
-}
-
-// itemDups groups tuples and frozensets by a hash of their items, then
-// compares the item lists of equal hashes exactly.
-func itemDups(g *heap.Graph) []DupGroup {
-	kinds := itemTypes[g.Meta().Runtime]
-	if len(kinds) == 0 {
-		return nil
-	}
-	ordered := make([]int8, g.NumTypes()) // 0 no, 1 ordered, 2 unordered
-	anyType := false
-	for t := range ordered {
-		if o, ok := kinds[g.TypeName(heap.TypeID(t))]; ok {
-			ordered[t] = 2
-			if o {
-				ordered[t] = 1
-			}
-			anyType = true
-		}
-	}
-	if !anyType {
-		return nil
-	}
-	type rec struct {
-		typ  heap.TypeID
-		hash uint64
-		id   heap.ObjectID
-	}
-	var recs []rec
-	var buf []heap.ObjectID
-	for v, t := range g.Types() {
-		if ordered[t] == 0 {
-			continue
-		}
-		buf = itemList(g, heap.ObjectID(v), ordered[t] == 2, buf[:0])
-		if len(buf) == 0 {
-			continue
-		}
-		recs = append(recs, rec{t, itemHash(buf), heap.ObjectID(v)})
-	}
-	slices.SortFunc(recs, func(a, b rec) int {
-		if c := cmp.Compare(a.typ, b.typ); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.hash, b.hash); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-	var out []DupGroup
-	var a, b []heap.ObjectID
-	for i := 0; i < len(recs); {
-		j := i + 1
-		for j < len(recs) && recs[j].typ == recs[i].typ && recs[j].hash == recs[i].hash {
-			j++
-		}
-		// Split the run into classes of exactly equal item lists.
-		unord := ordered[recs[i].typ] == 2
-		done := make([]bool, j-i)
-		for x := i; x < j; x++ {
-			if done[x-i] {
-				continue
-			}
-			a = itemList(g, recs[x].id, unord, a[:0])
-			count := 1
-			for y := x + 1; y < j; y++ {
-				if done[y-i] || g.Size(recs[y].id) != g.Size(recs[x].id) {
-					continue
-				}
-				b = itemList(g, recs[y].id, unord, b[:0])
-				if slices.Equal(a, b) {
-					done[y-i] = true
-					count++
-				}
-			}
-			if count > 1 {
-				d := newDup(g, recs[x].id, count, true)
-				d.hash = recs[x].hash
-				out = append(out, d)
-			}
-		}
-		i = j
-	}
-	return out
-}
-
-// itemHash is FNV-1a over item IDs.
-func itemHash(items []heap.ObjectID) uint64 {
-	h := uint64(14695981039346656037)
-	for _, x := range items {
-		h ^= uint64(x)
-		h *= 1099511628211
-	}
-	return h
-}
-
-// itemList appends the targets of id's non-weak edges to buf, sorted when
-// the order does not matter.
-func itemList(g *heap.Graph, id heap.ObjectID, sorted bool, buf []heap.ObjectID) []heap.ObjectID {
-	for _, e := range g.Edges(id) {
-		if e.Label.Kind() != heap.Weak {
-			buf = append(buf, e.To)
-		}
-	}
-	if sorted {
-		slices.Sort(buf)
-	}
-	return buf
 }
 
 // heldBy fills HeldBy for every group in one pass over the candidates:
@@ -256,39 +136,14 @@ func heldBy(g *heap.Graph, r *Retainers, groups []DupGroup) {
 		hash uint64
 	}
 	content := map[key]int{}
-	items := map[key][]int{}
 	for i := range groups {
 		d := &groups[i]
-		k := key{g.Type(d.Example), d.Size, d.hash}
-		if d.Items {
-			items[k] = append(items[k], i)
-		} else {
-			content[k] = i
-		}
+		content[key{g.Type(d.Example), d.Size, d.hash}] = i
 	}
 	if len(content) > 0 {
 		for id, dig := range g.Digests() {
 			if i, ok := content[key{g.Type(id), g.Size(id), dig}]; ok {
 				add(i, id)
-			}
-		}
-	}
-	if len(items) > 0 {
-		kinds := itemTypes[g.Meta().Runtime]
-		var buf, want []heap.ObjectID
-		for v, t := range g.Types() {
-			ordered, ok := kinds[g.TypeName(t)]
-			if !ok {
-				continue
-			}
-			id := heap.ObjectID(v)
-			buf = itemList(g, id, !ordered, buf[:0])
-			for _, i := range items[key{t, g.Size(id), itemHash(buf)}] {
-				want = itemList(g, groups[i].Example, !ordered, want[:0])
-				if slices.Equal(buf, want) {
-					add(i, id)
-					break
-				}
 			}
 		}
 	}

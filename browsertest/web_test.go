@@ -370,6 +370,7 @@ func TestViews(t *testing.T) {
 			treeClicks(t, b, url)
 			whyPath(t, b, url, c)
 			topView(t, b, url, snaps[2])
+			duplicatesView(t, b, url, snaps[2])
 			leaksView(t, b, url, c)
 			trendView(t, b, url, c)
 			objectPanes(t, b, url, c)
@@ -623,6 +624,34 @@ func checkSuspects(t *testing.T, b *browser, what string, want []string) {
 func topView(t *testing.T, b *browser, url, snap string) {
 	b.open(t, "top", site(url)+"#/top?s=2")
 	checkSuspects(t, b, "the top view", cliSuspects(t, snap))
+}
+
+// duplicatesView lists the objects equal by value of the last snapshot
+// as duplicates --json does: as many types, the first the same.
+func duplicatesView(t *testing.T, b *browser, url, snap string) {
+	out, err := exec.Command(heapscope(t), "duplicates", "--json", "--top", "50", snap).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dup struct {
+		Values []struct {
+			Type string `json:"type"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal(out, &dup); err != nil {
+		t.Fatal(err)
+	}
+	b.open(t, "duplicates", site(url)+"#/duplicates?s=2")
+	b.wait(t, "the values table", `document.querySelector('[data-table="values"][data-total]') !== null`)
+	if n := eval[int](t, b, `Number(document.querySelector('[data-table="values"]').dataset.total)`); n != len(dup.Values) {
+		t.Errorf("the duplicates view lists %d types equal by value, duplicates --json %d", n, len(dup.Values))
+	}
+	if len(dup.Values) > 0 {
+		first := eval[string](t, b, `document.querySelector('[data-table="values"] tbody tr td:nth-child(4)').textContent`)
+		if first != dup.Values[0].Type {
+			t.Errorf("the duplicates view shows %q first, duplicates --json %q", first, dup.Values[0].Type)
+		}
+	}
 }
 
 // trendView plots the steadily growing types; the planted type is in the

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -29,5 +32,74 @@ func TestDuplicatesOneLine(t *testing.T) {
 	}
 	if strings.Contains(text, "first line\n") || strings.Contains(text, "second\tline") {
 		t.Errorf("a value's newline or tab is printed raw:\n%s", text)
+	}
+}
+
+// TestDuplicatesByValue runs a real compiler built on llvmlite whose
+// cache of struct types misses (its callers pass weak proxies as keys):
+// 588 LiteralStructTypes, 15 distinct by Python's own equality, 15 of
+// them in the cache. duplicates finds the same numbers from the
+// snapshot alone, first, with the cache named as holding one of each
+// value and the functions' arguments the rest.
+func TestDuplicatesByValue(t *testing.T) {
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import llvmlite.ir").Run(); err != nil {
+		t.Skipf("%s cannot import llvmlite (Debian python3-llvmlite)", py)
+	}
+	snap := filepath.Join(t.TempDir(), "s.pysnap")
+	var oracle struct {
+		Structs, Distinct, Cached int
+	}
+	if err := json.Unmarshal(runPythonWith(t, py, "structcache.py", snap), &oracle); err != nil {
+		t.Fatal(err)
+	}
+	var dup struct {
+		Values []struct {
+			Text     string `json:"text"`
+			Type     string `json:"type"`
+			Count    int    `json:"count"`
+			Distinct int    `json:"distinct"`
+			Example  struct {
+				Text string `json:"text"`
+			} `json:"example"`
+			Holders []struct {
+				Count     int    `json:"count"`
+				Distinct  int    `json:"distinct"`
+				Place     string `json:"place"`
+				OneOfEach bool   `json:"one_of_each"`
+			} `json:"holders"`
+		} `json:"values"`
+	}
+	runJSON(t, &dup, "duplicates", "--json", snap)
+	if len(dup.Values) == 0 {
+		t.Fatal("duplicates finds no objects equal by value")
+	}
+	v := dup.Values[0]
+	if v.Type != "llvmlite.ir.types.LiteralStructType" || v.Count != oracle.Structs || v.Distinct != oracle.Distinct {
+		t.Fatalf("first group %q (%d copies, %d values); Python says %d LiteralStructType, %d distinct",
+			v.Text, v.Count, v.Distinct, oracle.Structs, oracle.Distinct)
+	}
+	var cache, args bool
+	for _, h := range v.Holders {
+		switch {
+		case strings.HasSuffix(h.Place, ".ctx._cache.data[*]"):
+			cache = h.Count == oracle.Cached && h.Distinct == oracle.Distinct && h.OneOfEach
+		case strings.HasSuffix(h.Place, ".args[*]"):
+			args = h.Count == oracle.Structs-oracle.Cached
+		}
+	}
+	if !cache || !args {
+		t.Errorf("holders of %q: %+v; want %d (one of each value) in ctx._cache and %d in the functions' arguments",
+			v.Text, v.Holders, oracle.Cached, oracle.Structs-oracle.Cached)
+	}
+	if !strings.HasPrefix(v.Example.Text, "LiteralStructType(") || !strings.Contains(v.Example.Text, "elements=(") {
+		t.Errorf("example %q does not show the struct's elements", v.Example.Text)
+	}
+	var text bytes.Buffer
+	if err := run([]string{"duplicates", "--width", "0", snap}, &text, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if want := "588 llvmlite.ir.types.LiteralStructType, 15 distinct values, each built about 39 times"; !strings.Contains(text.String(), want) {
+		t.Errorf("the text does not say %q:\n%s", want, text.String())
 	}
 }

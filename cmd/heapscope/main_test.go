@@ -123,6 +123,8 @@ func TestCommands(t *testing.T) {
 		{"containers-json", []string{"containers", "--json", rich}},
 		{"duplicates", []string{"duplicates", rich}},
 		{"duplicates-json", []string{"duplicates", "--json", rich}},
+		{"duplicates-values", []string{"duplicates", "testdata/values.pysnap"}},
+		{"duplicates-values-json", []string{"duplicates", "--json", "testdata/values.pysnap"}},
 		{"diff-classes", []string{"diff", classesBefore, classesAfter}},
 		{"leaks-classes", []string{"leaks", classesBefore, classesAfter, classesAfter}},
 		{"leaks-classes-json", []string{"leaks", "--json", classesBefore, classesAfter, classesAfter}},

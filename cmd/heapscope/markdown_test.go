@@ -40,6 +40,7 @@ var markdownCases = []struct {
 	{"markup-retainers-markdown", []string{"retainers", "--format", "markdown", "--depth", "3", mkAfter, "__main__.Session"}},
 	{"markup-containers-markdown", []string{"containers", "--format", "markdown", mkAfter}},
 	{"markup-duplicates-markdown", []string{"duplicates", "--format", "markdown", mkAfter}},
+	{"duplicates-values-markdown", []string{"duplicates", "--format", "markdown", "testdata/values.pysnap"}},
 	{"leaks-list-noise-markdown", []string{"leaks", "--list-noise", "--format", "markdown"}},
 	{"fleet-trend-markdown", []string{"trend", "--format", "markdown", "testdata/fleet"}},
 	{"leaks-sites-markdown", []string{"leaks", "--format", "markdown", "testdata/sites-before.pysnap", "testdata/sites-after.pysnap", "testdata/sites-after.pysnap"}},

@@ -248,20 +248,22 @@ func runDuplicates(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g, src, err := load(pos[0], stderr, a.out.verbose, a.out.inflate)
+	an, src, err := a.loadAnalysis(pos[0], "duplicates", stderr, false)
 	if err != nil {
 		return err
 	}
-	if err := needReferences(g, pos[0], "duplicates"); err != nil {
-		return err
-	}
-	var r *analyze.Retainers
-	withProgress(stderr, "finding duplicates", func() error {
-		r = analyze.ShortestPaths(g, analyze.PathOptions{})
+	content := analyze.Duplicates(an.g, an.paths, 0)
+	var values []analyze.ValueGroup
+	var classes []analyze.ClassNameGroup
+	withProgress(stderr, "comparing objects by value", func() error {
+		values = analyze.ValueDuplicates(analyze.IndexValues(an.g), an.tree, an.paths)
+		classes = analyze.SharedClassNames(an.tree, an.paths)
 		return nil
 	})
-	all := analyze.Duplicates(g, r, 0)
-	return report.Duplicates(a.fit(stdout), f, src, cut(all, a.out.top), len(all))
+	return report.Duplicates(a.fit(stdout), f, src, an.tree, report.DuplicatesData{
+		Content: cut(content, a.out.top), ContentTotal: len(content),
+		Values: cut(values, a.out.top), ValuesTotal: len(values),
+		Classes: cut(classes, a.out.top), ClassesTotal: len(classes)})
 }
 
 // selectObjects returns the objects sel (text, as given) picks in g, read

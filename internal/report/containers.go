@@ -68,47 +68,6 @@ func Containers(w io.Writer, f Format, src Source, t *analyze.DomTree, rows []Co
 	return more(w, f, len(rows), total, "containers")
 }
 
-// Duplicates renders groups of objects with equal content: groups are
-// the first of total.
-func Duplicates(w io.Writer, f Format, src Source, groups []analyze.DupGroup, total int) error {
-	if f == JSON {
-		type rowJSON struct {
-			Type    string `json:"type"`
-			Count   int    `json:"count"`
-			Size    uint64 `json:"size_bytes"`
-			Wasted  uint64 `json:"wasted_bytes"`
-			Value   string `json:"value,omitempty"`
-			HeldBy  string `json:"held_by,omitempty"`
-			HeldFor int    `json:"held_by_count,omitempty"`
-		}
-		out := []rowJSON{}
-		for _, d := range groups {
-			out = append(out, rowJSON{d.Type, d.Count, d.Size, d.Wasted, d.Value, heldText(d), d.HeldCount})
-		}
-		return WriteJSON(w, struct {
-			Snapshot  Source    `json:"snapshot"`
-			Groups    int       `json:"groups"`
-			Truncated bool      `json:"truncated"`
-			Rows      []rowJSON `json:"rows"`
-		}{src, total, len(groups) < total, out})
-	}
-	if err := header(w, f, src); err != nil {
-		return err
-	}
-	tb := Table{Columns: []Column{{"wasted", true}, {"copies", true}, {"each", true}, {"type", false}, {"example", false}, {"mostly held by", false}}}
-	for _, d := range groups {
-		ex := d.Value
-		if r := []rune(ex); len(r) > 40 {
-			ex = string(r[:40]) + "…"
-		}
-		tb.Add(Bytes(d.Wasted), Count(d.Count), Bytes(d.Size), d.Type, quoteIf(ex), heldText(d))
-	}
-	if err := tb.Write(w, f); err != nil {
-		return err
-	}
-	return more(w, f, len(groups), total, "groups")
-}
-
 func heldText(d analyze.DupGroup) string {
 	if d.HeldBy.Type == "" {
 		return ""

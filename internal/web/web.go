@@ -185,6 +185,7 @@ func Handler(snaps []*Snapshot, opt Options) http.Handler {
 	mux.HandleFunc("GET /api/snapshots/{s}/objects", s.api(s.objects))
 	mux.HandleFunc("GET /api/snapshots/{s}/top", s.api(s.top))
 	mux.HandleFunc("GET /api/snapshots/{s}/types", s.api(s.types))
+	mux.HandleFunc("GET /api/snapshots/{s}/duplicates", s.api(s.duplicates))
 	mux.HandleFunc("GET /api/leaks", s.api(s.leaks))
 	mux.HandleFunc("GET /api/trend", s.api(s.trend))
 	return s.guard(mux)

@@ -106,6 +106,7 @@ func TestEndpoints(t *testing.T) {
 		{"objects-sorted", "/api/snapshots/2/objects?type=str&sort=distance"},
 		{"top", "/api/snapshots/2/top"},
 		{"types", "/api/snapshots/2/types?limit=4"},
+		{"duplicates", "/api/snapshots/2/duplicates"},
 		{"leaks", "/api/leaks"},
 		{"leaks-same", "/api/leaks?baseline=1&target=1"},
 		{"trend", "/api/trend"},

@@ -565,6 +565,52 @@
     return [el('h1', { text: 'What retains the most' }), el('p', { class: 'controls' }, 'snapshot ', snapSelect('s', s, (v) => go('top', { s: v }))), box];
   }
 
+  // ---- duplicates ----
+  function duplicates(p) {
+    const s = snapParam(p, 's', 0);
+    const box = el('div', {}, el('p', { class: 'loading', text: 'comparing objects by value…' }));
+    api(`/api/snapshots/${s}/duplicates`).then((d) => {
+      const holders = (hs) => hs.map((h) => `${count(h.count)} at ${h.place}${h.one_of_each ? ' (one of each value: lookups in it miss)' : ''}`).join('; ');
+      const more = (shown, total, what) => (total > shown ? el('p', { text: `(${count(total - shown)} more ${what} not shown)` }) : null);
+      const parts = [
+        section('Objects equal by value (one structure built again and again)', new Table({
+          name: 'values', source: HS.localSource(d.values, (r) => r.type), limit: 20,
+          columns: [
+            { key: 'wasted_bytes', label: 'wasted', num: true, cell: (r) => bytes(r.wasted_bytes) },
+            { key: 'count', label: 'copies', num: true, cell: (r) => count(r.count) },
+            { key: 'distinct', label: 'values', num: true, cell: (r) => count(r.distinct) },
+            { key: 'type', label: 'type', cell: (r) => el('a', { href: whyLink(s, { type: r.type }), text: r.type }) },
+            { key: 'holders', label: 'held by', sort: false, cell: (r) => holders(r.holders) },
+            { key: 'example', label: 'e.g.', sort: false, cell: (r) => el('span', { class: 'object', text: r.example.text }) },
+          ],
+        }).element, more(d.values.length, d.values_total, 'types')),
+        section('Equal strings and byte strings', new Table({
+          name: 'strings', source: HS.localSource(d.rows, (r) => r.type + ' ' + (r.value || '')), limit: 20,
+          columns: [
+            { key: 'wasted_bytes', label: 'wasted', num: true, cell: (r) => bytes(r.wasted_bytes) },
+            { key: 'count', label: 'copies', num: true, cell: (r) => count(r.count) },
+            { key: 'size_bytes', label: 'each', num: true, cell: (r) => bytes(r.size_bytes) },
+            { key: 'type', label: 'type' },
+            { key: 'value', label: 'example', sort: false, cell: (r) => (r.value ? JSON.stringify(r.value) : '') },
+            { key: 'held_by', label: 'mostly held by', sort: false },
+          ],
+        }).element, more(d.rows.length, d.groups, 'groups')),
+        section('Classes that share one name (a factory makes one per call)', new Table({
+          name: 'class-names', source: HS.localSource(d.class_names, (r) => r.name), limit: 20,
+          columns: [
+            { key: 'count', label: 'classes', num: true, cell: (r) => count(r.count) },
+            { key: 'retained_bytes', label: 'retained', num: true, cell: (r) => bytes(r.retained_bytes) },
+            { key: 'name', label: 'name', cell: (r) => el('a', { href: whyLink(s, { class: r.name }), text: r.name }) },
+            { key: 'metaclass', label: 'metaclass' },
+            { key: 'holders', label: 'held by', sort: false, cell: (r) => holders(r.holders) },
+          ],
+        }).element, more(d.class_names.length, d.class_names_total, 'names')),
+      ];
+      box.replaceChildren(...parts.filter(Boolean));
+    }).catch((err) => box.replaceChildren(failure(err)));
+    return [el('h1', { text: 'What is there more than once' }), el('p', { class: 'controls' }, 'snapshot ', snapSelect('s', s, (v) => go('duplicates', { s: v }))), box];
+  }
+
   // ---- leaks ----
   function leaks(p) {
     if (!state.leaks) return [el('h1', { text: 'Leaks' }), el('p', { text: 'Finding leaks takes three snapshots of one process: baseline, target and final.' })];
@@ -689,7 +735,7 @@
       chartBox, extra, section('Growth per type (the program\u2019s types first)', t.element)];
   }
 
-  const views = { overview, summary, diff, tree, why, top, leaks, trend };
+  const views = { overview, summary, diff, tree, why, top, duplicates, leaks, trend };
 
   function go(view, params) {
     location.hash = link(view, params);
@@ -722,7 +768,7 @@
     }
     const nav = document.getElementById('nav');
     const many = state.snaps.length >= 2;
-    const items = [['overview', 'Overview'], ['summary', 'Summary'], many && ['diff', 'Diff'], ['tree', 'Dominator tree'], ['why', 'Why alive'], ['top', 'Top'], state.leaks && ['leaks', 'Leaks'], many && ['trend', 'Trend']].filter(Boolean);
+    const items = [['overview', 'Overview'], ['summary', 'Summary'], many && ['diff', 'Diff'], ['tree', 'Dominator tree'], ['why', 'Why alive'], ['top', 'Top'], ['duplicates', 'Duplicates'], state.leaks && ['leaks', 'Leaks'], many && ['trend', 'Trend']].filter(Boolean);
     nav.replaceChildren(...items.map(([v, label]) => el('a', { href: '#/' + v, 'data-view': v, text: label })));
     window.addEventListener('hashchange', render);
     render();
