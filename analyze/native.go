@@ -198,6 +198,93 @@ type NativeGroup struct {
 	// and retain 0).
 	Retained uint64
 	Sample   heap.ObjectID // the member with the largest retained size (then lowest ID)
+	// Keeps is what the members keep where their memory is, by type,
+	// the most first (at most maxKept types): for each member, the
+	// object its memory sits in (see keptBy). A memoryview keeps the
+	// numpy array whose buffer it views; a member whose memory is its
+	// own keeps nothing here.
+	Keeps []KeptGroup
+}
+
+// KeptGroup is the objects of one type that some objects keep.
+type KeptGroup struct {
+	Type     string
+	Count    int
+	Retained uint64 // what they retain together
+	// Least and Most are the smallest and largest retained size of one.
+	Least, Most uint64
+	Example     heap.ObjectID // the one that retains the most (then lowest ID)
+}
+
+// maxKept bounds NativeGroup.Keeps.
+const maxKept = 3
+
+// keptShare: going down from an object, the biggest child is followed
+// while it retains at least this share of the object.
+const keptShare = 0.5
+
+// Kept says what objs keep where their memory is, by type, the most
+// first (at most maxKept types): for each object, the object its memory
+// sits in (see keptBy), when that is another. objs should not dominate
+// one another (else what one keeps counts twice).
+func Kept(t *DomTree, objs []heap.ObjectID) []KeptGroup {
+	g := t.g
+	byType := map[heap.TypeID]*KeptGroup{}
+	for _, x := range objs {
+		k := keptBy(t, x)
+		if k == x {
+			continue
+		}
+		kg := byType[g.Type(k)]
+		if kg == nil {
+			kg = &KeptGroup{Type: g.TypeName(g.Type(k)), Least: t.Retained(k), Example: k}
+			byType[g.Type(k)] = kg
+		}
+		r := t.Retained(k)
+		kg.Count++
+		kg.Retained += r
+		kg.Least, kg.Most = min(kg.Least, r), max(kg.Most, r)
+		if cmpRetained(t.retained, uint32(k), uint32(kg.Example)) < 0 {
+			kg.Example = k
+		}
+	}
+	var out []KeptGroup
+	for _, kg := range byType {
+		out = append(out, *kg)
+	}
+	slices.SortFunc(out, func(a, b KeptGroup) int {
+		return cmp.Or(cmp.Compare(b.Retained, a.Retained), cmp.Compare(b.Count, a.Count), cmp.Compare(a.Type, b.Type))
+	})
+	if len(out) > maxKept {
+		out = out[:maxKept]
+	}
+	return out
+}
+
+// keptBy returns the object the memory of x sits in: going down the
+// dominator tree from x to the biggest child while it retains at least
+// keptShare of x (at most maxDescent steps), the last object reached;
+// x itself when its first child retains less.
+func keptBy(t *DomTree, x heap.ObjectID) heap.ObjectID {
+	v := x
+	want := uint64(keptShare * float64(t.Retained(x)))
+	for range maxDescent {
+		kids := t.kidsOf(v)
+		if len(kids) == 0 {
+			break
+		}
+		c := kids[0]
+		for _, k := range kids[1:] {
+			if cmpRetained(t.retained, uint32(k), uint32(c)) < 0 {
+				c = k
+			}
+		}
+		if t.Retained(c) < want || t.Retained(c) == 0 {
+			break
+		}
+		v = c
+	}
+	return v
 }
 
 // NativeByType groups held by type name, sorted by retained size, then
@@ -211,6 +298,7 @@ func NativeByType(t *DomTree, held []NativeObject) []NativeGroup {
 	}
 	idx := map[string]int{}
 	var out []NativeGroup
+	var tops [][]heap.ObjectID // per group, its members no other held object dominates
 	for _, o := range held {
 		name := g.TypeName(g.Type(o.Object))
 		i, ok := idx[name]
@@ -218,16 +306,21 @@ func NativeByType(t *DomTree, held []NativeObject) []NativeGroup {
 			i = len(out)
 			idx[name] = i
 			out = append(out, NativeGroup{Type: name, Sample: o.Object})
+			tops = append(tops, nil)
 		}
 		grp := &out[i]
 		grp.Count++
 		grp.Excess += uint64(o.Excess())
 		if isTop.has(uint32(o.Object)) {
 			grp.Retained += t.Retained(o.Object)
+			tops[i] = append(tops[i], o.Object)
 		}
 		if cmpRetained(t.retained, uint32(o.Object), uint32(grp.Sample)) < 0 {
 			grp.Sample = o.Object
 		}
+	}
+	for i := range out {
+		out[i].Keeps = Kept(t, tops[i])
 	}
 	slices.SortFunc(out, func(a, b NativeGroup) int {
 		if c := cmp.Compare(b.Retained, a.Retained); c != 0 {

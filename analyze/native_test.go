@@ -65,8 +65,11 @@ func TestNativeHeld(t *testing.T) {
 	}
 	groups := NativeByType(dt, held)
 	wantGroups := []NativeGroup{
-		{Type: "Foo", Count: 1, Excess: 2, Retained: 1310, Sample: 2}, // x, y and class k,
-		{Type: "Bar", Count: 1, Excess: 2, Retained: 520, Sample: 4},
+		// x, y and class k; what x keeps where its memory is, the bytes y
+		{Type: "Foo", Count: 1, Excess: 2, Retained: 1310, Sample: 2,
+			Keeps: []KeptGroup{{Type: "bytes", Count: 1, Retained: 1000, Least: 1000, Most: 1000, Example: 3}}},
+		{Type: "Bar", Count: 1, Excess: 2, Retained: 520, Sample: 4,
+			Keeps: []KeptGroup{{Type: "bytes", Count: 1, Retained: 500, Least: 500, Most: 500, Example: 5}}},
 		{Type: "int", Count: 1, Excess: 2, Retained: 28, Sample: 11},
 	}
 	if !reflect.DeepEqual(groups, wantGroups) {

@@ -54,6 +54,9 @@ type Suspect struct {
 	// entries of containers (the values of a HashMap$Node, the items of
 	// a LinkedList$Node). For a group, the group's own type.
 	Elements []ElementGroup
+	// Keeps is, for a group, what its members keep where their memory
+	// is (see [Kept]): the numpy arrays behind memoryviews.
+	Keeps []KeptGroup
 }
 
 // ElementGroup is the objects of one type that accumulate at a point.
@@ -378,6 +381,7 @@ func (s *suspectFinder) groups(rest []heap.ObjectID) {
 			continue
 		}
 		sp.Elements = []ElementGroup{{Type: g.TypeName(ty), Count: len(sp.Members), Retained: sp.Retained}}
+		sp.Keeps = Kept(t, sp.Members)
 		s.out = append(s.out, *sp)
 	}
 }

@@ -101,14 +101,23 @@ func suspectsJSON(t *analyze.DomTree, rows []SuspectRow) []suspectJSON {
 // the program's terms: "900 app.Session in java.util.HashMap at class
 // app.Cache.SESSIONS" (the biggest element group, the holder and where
 // the holder is), or for a group "50 java.lang.Thread, held by no single
-// object".
+// object", "60 memoryview -> 60 numpy.ndarray float64 (512, 256), 1.0
+// MiB each, held outside the heap" (what the members keep, and where
+// they are when all are held outside the heap).
 func SuspectText(g *heap.Graph, r SuspectRow) string {
 	if r.Point == heap.None {
 		if len(r.Elements) == 0 {
 			return ObjectText(g, r.Object)
 		}
 		e := r.Elements[0]
-		return Count(e.Count) + " " + e.Type + ", held by no single object"
+		s := Count(e.Count) + " " + e.Type
+		if len(r.Keeps) > 0 {
+			s += " -> " + KeepsText(g, r.Keeps[:1])
+		}
+		if len(r.Groups) == 1 && r.Groups[0].RootName == analyze.NativeRootName {
+			return s + ", held outside the heap"
+		}
+		return s + ", held by no single object"
 	}
 	holder := objectLabel(g, r.Holder)
 	if _, named := g.Name(r.Holder); !named {

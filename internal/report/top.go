@@ -113,9 +113,9 @@ func Top(w io.Writer, f Format, src Source, t *analyze.DomTree, d TopData) error
 	}
 	if len(d.Native) > 0 {
 		section(w, f, "Held outside the heap (more references than the snapshot shows)")
-		nt := Table{Columns: []Column{{"retained", true}, {"count", true}, {"extra refs", true}, {"type", false}, {"e.g.", false}}}
+		nt := Table{Columns: []Column{{"retained", true}, {"count", true}, {"extra refs", true}, {"type", false}, {"keeps", false}, {"e.g.", false}}}
 		for _, n := range d.Native {
-			nt.Add(Bytes(n.Retained), Count(n.Count), Count(int(n.Excess)), n.Type, ObjectText(g, n.Sample))
+			nt.Add(Bytes(n.Retained), Count(n.Count), Count(int(n.Excess)), n.Type, KeepsText(g, n.Keeps), ObjectText(g, n.Sample))
 		}
 		if err := nt.Write(w, f); err != nil {
 			return err
@@ -180,11 +180,13 @@ func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
 		Allocated *allocJSON `json:"allocated,omitempty"`
 	}
 	type nativeJSON struct {
-		Type     string `json:"type"`
-		Count    int    `json:"count"`
-		Excess   uint64 `json:"excess_references"`
-		Retained uint64 `json:"retained_bytes"`
-		Sample   string `json:"sample"`
+		Type     string     `json:"type"`
+		Count    int        `json:"count"`
+		Excess   uint64     `json:"excess_references"`
+		Retained uint64     `json:"retained_bytes"`
+		Sample   string     `json:"sample"`
+		Keeps    []keptJSON `json:"keeps"`
+		KeepText string     `json:"keeps_text,omitempty"`
 	}
 	type hungJSON struct {
 		Count    int    `json:"count"`
@@ -196,7 +198,7 @@ func topJSON(w io.Writer, src Source, t *analyze.DomTree, d TopData) error {
 	}
 	native := []nativeJSON{}
 	for _, n := range d.Native {
-		native = append(native, nativeJSON{n.Type, n.Count, n.Excess, n.Retained, ObjectText(g, n.Sample)})
+		native = append(native, nativeJSON{n.Type, n.Count, n.Excess, n.Retained, ObjectText(g, n.Sample), KeptJSON(t, n.Keeps), KeepsText(g, n.Keeps)})
 	}
 	jw := newJSONWriter(w)
 	jw.field("snapshot", src)

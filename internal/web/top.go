@@ -52,6 +52,7 @@ func (s *server) top(r *http.Request) (any, error) {
 		Excess   uint64     `json:"excess_references"`
 		Retained uint64     `json:"retained_bytes"`
 		Sample   objectJSON `json:"sample"`
+		Keeps    string     `json:"keeps_text,omitempty"`
 	}
 	type topJSON struct {
 		Reachable   uint64         `json:"reachable_bytes"`
@@ -82,7 +83,7 @@ func (s *server) top(r *http.Request) (any, error) {
 			if k == topRows {
 				break
 			}
-			out.Native = append(out.Native, nativeJSON{n.Type, n.Count, n.Excess, n.Retained, objectOf(g, t, n.Sample)})
+			out.Native = append(out.Native, nativeJSON{n.Type, n.Count, n.Excess, n.Retained, objectOf(g, t, n.Sample), report.KeepsText(g, n.Keeps)})
 		}
 		u := analyze.Unreachables(t)
 		out.Unreachable, out.UnreachB = u.Count, u.Bytes

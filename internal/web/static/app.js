@@ -545,6 +545,7 @@
             { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
             { key: 'excess_references', label: 'extra refs', num: true, cell: (r) => count(r.excess_references) },
             { key: 'type', label: 'type', cell: (r) => el('a', { href: whyLink(s, { type: r.type }), text: r.type }) },
+            { key: 'keeps_text', label: 'keeps', sort: false },
             { key: 'sample', label: 'e.g.', sort: false, cell: (r) => objectLink(s, r.sample) },
           ],
         }).element));

@@ -150,6 +150,7 @@
         { key: 'count', label: 'count', num: true, cell: (r) => count(r.count) },
         { key: 'excess_references', label: 'extra refs', num: true, cell: (r) => count(r.excess_references) },
         { key: 'type', label: 'type' },
+        { key: 'keeps_text', label: 'keeps', sort: false },
         { key: 'sample', label: 'e.g.', cell: (r) => el('span', { class: 'object', text: r.sample }) },
       ])));
     }
