@@ -41,6 +41,10 @@ type LeakFinding struct {
 	// could be told apart (every path to them goes through other
 	// leaked objects).
 	Holders []Holder `json:"holders"`
+	// Copies, when not nil, says that the finding's objects, or objects
+	// they hold, are copies of a few values (see [Copies]): what a
+	// cache whose lookups miss leaves behind.
+	Copies *Copies `json:"copies,omitempty"`
 	// Noise names the catalogue rule the finding matches, when
 	// [LeakOptions].KeepNoise.
 	Noise string `json:"noise,omitempty"`

@@ -263,6 +263,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	}
 	rankFindings(rep.Findings)
 	findHolders(&rep, fin, clean, fresh, members, ci)
+	findCopies(&rep, final, fin, members)
 	return rep
 }
 

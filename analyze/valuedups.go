@@ -37,12 +37,12 @@ type ValueGroup struct {
 type ValueHolder struct {
 	PathGroup
 	// Distinct is how many distinct values the copies it holds have.
-	Distinct int
+	Distinct int `json:"distinct"`
 	// OneOfEach says that it holds one copy of each value of its group
 	// while another holder holds several copies of one value, more
 	// copies in all than it holds: what a cache holds when its lookups
 	// miss and the program builds each value again.
-	OneOfEach bool
+	OneOfEach bool `json:"one_of_each,omitempty"`
 }
 
 // markCache sets OneOfEach on the holder of grp that looks like a cache
@@ -86,42 +86,11 @@ func cmpValueRec(a, b valueRec) int {
 // which copies are part of others; r the holders (nil: none).
 func ValueDuplicates(x *Values, t *DomTree, r *Retainers) []ValueGroup {
 	g := x.g
-	recs := x.records(func(id heap.ObjectID) bool { return t.Reachable(id) })
-	// Classes of equal values: runs of one type and digest. classOf is
-	// each copy's class plus one (0: no copy).
-	classOf := make([]uint32, g.NumObjects())
-	var classSize []int
-	for i := 0; i < len(recs); {
-		j := i + 1
-		for j < len(recs) && recs[j].typ == recs[i].typ && recs[j].hash == recs[i].hash {
-			j++
-		}
-		if j-i > 1 {
-			classSize = append(classSize, j-i)
-			for _, rc := range recs[i:j] {
-				classOf[rc.id] = uint32(len(classSize))
-			}
-		}
-		i = j
-	}
-	if len(classSize) == 0 {
+	cc := x.copyClasses(t)
+	if cc == nil {
 		return nil
 	}
-	// Copies inside other copies: a copy dominates them.
-	inside := newBitset(g.NumObjects())
-	under := 0
-	t.walk(func(v uint32) {
-		if classOf[v] != 0 {
-			if under > 0 {
-				inside.set(v)
-			}
-			under++
-		}
-	}, func(v uint32) {
-		if classOf[v] != 0 {
-			under--
-		}
-	})
+	recs, classOf, classSize, inside := cc.recs, cc.classOf, cc.size, cc.inside
 	// Each type's top-level copies, in class order (recs is sorted by
 	// type, then digest).
 	var out []ValueGroup
@@ -182,6 +151,56 @@ func ValueDuplicates(x *Values, t *DomTree, r *Retainers) []ValueGroup {
 			cmp.Compare(a.Example, b.Example))
 	})
 	return out
+}
+
+// copyClasses is the classes of objects equal by value that have two
+// copies or more, among the objects t reaches.
+type copyClasses struct {
+	recs    []valueRec // the reachable objects compared by value, sorted (see records)
+	classOf []uint32   // each copy's class plus one; 0: no copy
+	size    []int      // each class's copies
+	inside  bitset     // copies that another copy dominates
+}
+
+// copyClasses sorts the reachable objects compared by value into classes
+// of equal values; nil when no value has two copies.
+func (x *Values) copyClasses(t *DomTree) *copyClasses {
+	g := x.g
+	recs := x.records(func(id heap.ObjectID) bool { return t.Reachable(id) })
+	classOf := make([]uint32, g.NumObjects())
+	var classSize []int
+	for i := 0; i < len(recs); {
+		j := i + 1
+		for j < len(recs) && recs[j].typ == recs[i].typ && recs[j].hash == recs[i].hash {
+			j++
+		}
+		if j-i > 1 {
+			classSize = append(classSize, j-i)
+			for _, rc := range recs[i:j] {
+				classOf[rc.id] = uint32(len(classSize))
+			}
+		}
+		i = j
+	}
+	if len(classSize) == 0 {
+		return nil
+	}
+	// Copies inside other copies: a copy dominates them.
+	inside := newBitset(g.NumObjects())
+	under := 0
+	t.walk(func(v uint32) {
+		if classOf[v] != 0 {
+			if under > 0 {
+				inside.set(v)
+			}
+			under++
+		}
+	}, func(v uint32) {
+		if classOf[v] != 0 {
+			under--
+		}
+	})
+	return &copyClasses{recs, classOf, classSize, inside}
 }
 
 // records lists the objects compared by value that keep (strings, byte
@@ -259,19 +278,25 @@ func valueHolders(r *Retainers, t *DomTree, objs []heap.ObjectID, classOf func(h
 type ValueMatch struct {
 	// Objects is how many of the set are compared by value, Distinct
 	// how many distinct values they have.
-	Objects  int
-	Distinct int
+	Objects  int `json:"objects"`
+	Distinct int `json:"distinct"`
 	// Equal is how many objects outside the set, reachable, are equal by
 	// value to one in it; Holders says where they are held (nil when
 	// Equal is 0), most first.
-	Equal   int
-	Holders []ValueHolder
+	Equal   int           `json:"equal"`
+	Holders []ValueHolder `json:"holders,omitempty"`
+	// Misses says that one holder holds one object of each of the set's
+	// values and no more, while the set has as many or more: the set
+	// is what a program builds when its lookups in that cache miss
+	// (the holder's OneOfEach is set).
+	Misses bool `json:"misses,omitempty"`
 }
 
 // Match compares objs by value with the rest of the heap: how many
 // distinct values they have, and which objects outside them are equal to
-// one of them and where those are held: "573 LiteralStructType, 15
-// distinct values, equal by value to 15 objects in Context._cache". t
+// one of them and where those are held, one marked when it looks like a
+// cache that misses (see [ValueMatch].Misses): "573 LiteralStructType,
+// 15 distinct values, equal by value to 15 objects in Context._cache". t
 // gives retained sizes and r the paths (r nil: no Holders). The first
 // call sorts the graph's objects by value (4 bytes per object compared
 // by value); each call then costs a binary search per distinct value.
@@ -319,6 +344,13 @@ func (x *Values) Match(r *Retainers, t *DomTree, objs []heap.ObjectID) ValueMatc
 	m.Equal = len(equal)
 	if r != nil && t != nil && len(equal) > 0 {
 		m.Holders = valueHolders(r, t, equal, func(id heap.ObjectID) uint32 { return classOf[id] })
+		for i := range m.Holders {
+			h := &m.Holders[i]
+			if h.Count == m.Distinct && h.Distinct == m.Distinct && m.Objects >= h.Count && m.Objects > 1 {
+				h.OneOfEach, m.Misses = true, true
+				break
+			}
+		}
 	}
 	return m
 }

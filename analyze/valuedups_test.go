@@ -81,8 +81,12 @@ func TestValueMatch(t *testing.T) {
 	m := x.Match(ShortestPaths(g, PathOptions{}), Dominators(g, DomOptions{}),
 		[]heap.ObjectID{ids["d3"], ids["d4"], ids["d5"], ids["d6"]})
 	if m.Objects != 4 || m.Distinct != 2 || m.Equal != 2 || len(m.Holders) != 1 || m.Holders[0].Count != 2 ||
-		m.Holders[0].Distinct != 2 || m.Holders[0].Signature[1].Edge != ".cache" {
-		t.Errorf("Match = %+v; want 4 objects of 2 values, equal to the 2 in the cache", m)
+		m.Holders[0].Distinct != 2 || m.Holders[0].Signature[1].Edge != ".cache" || !m.Misses || !m.Holders[0].OneOfEach {
+		t.Errorf("Match = %+v; want 4 objects of 2 values, equal to the 2 in the cache, one of each: a cache that misses", m)
+	}
+	// One copy is no pattern: equal to one in the cache and two in jobs.
+	if m := x.Match(ShortestPaths(g, PathOptions{}), Dominators(g, DomOptions{}), []heap.ObjectID{ids["d3"]}); m.Misses || m.Equal != 3 {
+		t.Errorf("Match(one copy) = %+v; want equal to 3, no cache that misses", m)
 	}
 	if m := x.Match(nil, nil, []heap.ObjectID{ids["j1"]}); m.Objects != 1 || m.Distinct != 1 || m.Equal != 0 {
 		t.Errorf("Match(a job) = %+v; want 1 object, equal to no other", m)

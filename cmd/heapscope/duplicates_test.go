@@ -103,3 +103,73 @@ func TestDuplicatesByValue(t *testing.T) {
 		t.Errorf("the text does not say %q:\n%s", want, text.String())
 	}
 }
+
+// TestLeaksCopies: the llvmlite compiler whose struct type cache misses,
+// snapshotted after each of three rounds of 196 functions: leaks' one
+// finding (the functions in the module's globals) says that the struct
+// types its functions hold are copies, 196 of Python's 15 distinct
+// values, equal by value to the other 392, 15 of them, one of each
+// value, in ctx._cache, where lookups miss; in text and JSON.
+func TestLeaksCopies(t *testing.T) {
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import llvmlite.ir").Run(); err != nil {
+		t.Skipf("%s cannot import llvmlite (Debian python3-llvmlite)", py)
+	}
+	dir := t.TempDir()
+	snaps := []string{filepath.Join(dir, "1.pysnap"), filepath.Join(dir, "2.pysnap"), filepath.Join(dir, "3.pysnap")}
+	var oracle struct {
+		Structs, Distinct, Cached int
+	}
+	if err := json.Unmarshal(runPythonWith(t, py, "structcache.py", snaps...), &oracle); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Rows []struct {
+			Text   string `json:"text"`
+			Count  int    `json:"count"`
+			Copies *struct {
+				Text     string `json:"text"`
+				Type     string `json:"type"`
+				Count    int    `json:"count"`
+				Distinct int    `json:"distinct"`
+				Equal    int    `json:"equal"`
+				Misses   bool   `json:"misses"`
+				Holders  []struct {
+					Count     int    `json:"count"`
+					Distinct  int    `json:"distinct"`
+					Place     string `json:"place"`
+					OneOfEach bool   `json:"one_of_each"`
+				} `json:"holders"`
+			} `json:"copies"`
+		} `json:"rows"`
+	}
+	runJSON(t, &rep, append([]string{"leaks", "--json"}, snaps...)...)
+	if len(rep.Rows) == 0 {
+		t.Fatal("leaks finds nothing")
+	}
+	f := rep.Rows[0]
+	c := f.Copies
+	perRound := oracle.Structs / 3
+	if c == nil || c.Type != "llvmlite.ir.types.LiteralStructType" || c.Count != perRound || c.Distinct != oracle.Distinct ||
+		c.Equal != oracle.Structs-perRound || !c.Misses {
+		t.Fatalf("finding %q: copies %+v; want %d LiteralStructType of Python's %d distinct values, equal to %d more, a cache that misses",
+			f.Text, c, perRound, oracle.Distinct, oracle.Structs-perRound)
+	}
+	cache := false
+	for _, h := range c.Holders {
+		if strings.HasSuffix(h.Place, ".ctx._cache.data[*]") {
+			cache = h.Count == oracle.Cached && h.Distinct == oracle.Distinct && h.OneOfEach
+		}
+	}
+	if !cache {
+		t.Errorf("copies' holders %+v: want %d, one of each value, in ctx._cache", c.Holders, oracle.Cached)
+	}
+	var text bytes.Buffer
+	if err := run(append([]string{"leaks", "--width", "0"}, snaps...), &text, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	want := "copies   196 llvmlite.ir.types.LiteralStructType, 15 distinct values, each built about 13 times; equal by value to 392 more"
+	if !strings.Contains(text.String(), want) || !strings.Contains(text.String(), "15 at __main__.ctx._cache.data[*] (one of each value: lookups in it miss)") {
+		t.Errorf("the text does not say %q and where the cache is:\n%s", want, text.String())
+	}
+}

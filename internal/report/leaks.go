@@ -27,8 +27,11 @@ type findingJSON struct {
 	Bound    *analyze.Bound  `json:"bound,omitempty"`
 	Noise    string          `json:"noise,omitempty"`
 	Detached bool            `json:"detached,omitempty"` // the objects are or hold detached DOM nodes
-	Place    placeJSON       `json:"place"`
-	Parts    []partJSON      `json:"parts"`
+	// Copies says that the finding's objects are copies of a few values
+	// (see analyze.Copies).
+	Copies *CopiesJSON `json:"copies,omitempty"`
+	Place  placeJSON   `json:"place"`
+	Parts  []partJSON  `json:"parts"`
 	// HeldBy says in one line what holds the finding's objects.
 	HeldBy  string       `json:"held_by"`
 	Holders []holderJSON `json:"holders"`
@@ -101,6 +104,7 @@ func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
 			j.Parts = append(j.Parts, pj)
 		}
 		j.Holders = holdersJSON(g, f.Holders, "finding")
+		j.Copies = CopiesToJSON(f.Copies)
 		out = append(out, j)
 	}
 	return out
@@ -467,6 +471,9 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 				row = append(row, SitesLine(x.Parts[0].Alloc))
 			}
 			t.Add(row...)
+			if x.Copies != nil {
+				t.Add("", "", "copies: "+CopiesText(*x.Copies), "", "")
+			}
 			if len(x.Parts) == 1 {
 				continue
 			}
@@ -532,6 +539,9 @@ func findingText(w io.Writer, n int, x analyze.LeakFinding) error {
 		io.WriteString(w, "    "+HeldByText(x.Holders, "finding")+"\n")
 	default:
 		io.WriteString(w, wrapSteps("    held by  ", heldBySteps(x), width))
+	}
+	if x.Copies != nil {
+		io.WriteString(w, "    copies   "+CopiesText(*x.Copies)+"\n")
 	}
 	if _, err := io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(biggest.Sample), width)); err != nil {
 		return err

@@ -22,8 +22,10 @@ type findingJSON struct {
 	Noise    string          `json:"noise,omitempty"`
 	Detached bool            `json:"detached,omitempty"` // the objects are or hold detached DOM nodes
 	HeldBy   string          `json:"held_by"`
-	Parts    []partJSON      `json:"parts"`
-	Holders  []holderJSON    `json:"holders"`
+	// Copies says the finding's objects are copies of a few values.
+	Copies  *report.CopiesJSON `json:"copies,omitempty"`
+	Parts   []partJSON         `json:"parts"`
+	Holders []holderJSON       `json:"holders"`
 	// Path and Sample are the biggest part's.
 	Path   string   `json:"path"`
 	Sample pathJSON `json:"sample"`
@@ -142,6 +144,7 @@ func (s *server) leaks(r *http.Request) (any, error) {
 				Path: report.SignatureText(x.PathGroup), Sample: pathOf(gs[2], x.Sample)})
 		}
 		j.Holders = holdersOf(gs[2], f.Holders, "finding")
+		j.Copies = report.CopiesToJSON(f.Copies)
 		rows = append(rows, j)
 	}
 	return struct {

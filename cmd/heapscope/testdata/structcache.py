@@ -1,11 +1,13 @@
-"""structcache.py SNAP: a small compiler that lowers records to LLVM
+"""structcache.py SNAP | BASELINE TARGET FINAL: a small compiler that lowers records to LLVM
 struct types with llvmlite and caches them in a WeakKeyDictionary keyed
 by the record. Its call sites pass weakref.proxy(record), which cannot
 be a weak key: the lookup raises TypeError, the compiler takes that for
 a miss, and builds the same llvmlite.ir.LiteralStructType again for
 every function. 15 records, 588 functions: 15 types in the cache, 573
 more built again, all kept by the module's functions. It prints what
-Python's own equality says of them, then takes a snapshot."""
+Python's own equality says of them, then takes a snapshot; given three
+paths, it compiles the functions in three rounds of 196 and takes a
+snapshot after each, for leaks."""
 import gc
 import json
 import sys
@@ -61,8 +63,8 @@ def records():
     return out
 
 
-def compile_all(ctx, module, recs, n):
-    for k in range(n):
+def compile_all(ctx, module, recs, start, n):
+    for k in range(start, start + n):
         rec = recs[k % len(recs)]
         # The first use of each record passes the record; later ones a
         # proxy, as the code generator's helpers do.
@@ -88,7 +90,15 @@ def census():
 ctx = Context()
 module = ir.Module(name="app")
 recs = records()
-compile_all(ctx, module, recs, 588)
-text = str(module)
-print(json.dumps(census()))
-heapscope.snapshot(sys.argv[1])
+paths = sys.argv[1:]
+if len(paths) == 3:
+    for r, path in enumerate(paths):
+        compile_all(ctx, module, recs, 196 * r, 196)
+        text = str(module)
+        heapscope.snapshot(path)
+    print(json.dumps(census()))
+else:
+    compile_all(ctx, module, recs, 0, 588)
+    text = str(module)
+    print(json.dumps(census()))
+    heapscope.snapshot(paths[0])

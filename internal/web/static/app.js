@@ -654,8 +654,9 @@
   function leakWhat(r, s) {
     const link = el('a', { href: whyLink(s, r.classes ? { class: r.classes } : { type: r.type }), text: r.text + (r.noise ? ` [noise: ${r.noise}]` : '') });
     const what = el('span', {}, link, r.detached ? el('span', { class: 'tag', text: 'detached DOM', title: 'these objects are, or hold, DOM nodes no longer in the page' }) : null);
-    if (r.parts.length < 2) return what;
-    return el('div', {}, what, el('details', { class: 'parts' }, el('summary', { text: `${count(r.parts.length)} parts` }),
+    const copies = r.copies ? el('p', { class: 'copies', text: 'copies: ' + r.copies.text }) : null;
+    if (r.parts.length < 2) return copies ? el('div', {}, what, copies) : what;
+    return el('div', {}, what, copies, el('details', { class: 'parts' }, el('summary', { text: `${count(r.parts.length)} parts` }),
       el('ul', {}, r.parts.map((x) => el('li', {}, `${x.text}, retained ${bytes(x.retained_bytes)}: `, HS.pathView(x.path, x.sample, stepLink(s)))))));
   }
 

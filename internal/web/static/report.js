@@ -35,8 +35,9 @@
   // when it has several.
   function findingWhat(r) {
     const what = (r.text || r.type) + (r.noise ? ` [noise: ${r.noise}]` : '');
-    if (!r.parts || r.parts.length < 2) return what;
-    return el('div', {}, what, el('details', { class: 'parts' }, el('summary', { text: `${count(r.parts.length)} parts` }),
+    const copies = r.copies ? el('p', { class: 'copies', text: 'copies: ' + r.copies.text }) : null;
+    if (!r.parts || r.parts.length < 2) return copies ? el('div', {}, what, copies) : what;
+    return el('div', {}, what, copies, el('details', { class: 'parts' }, el('summary', { text: `${count(r.parts.length)} parts` }),
       el('ul', {}, r.parts.map((x) => el('li', {}, `${x.text}, retained ${bytes(x.retained_bytes)}: `, samplePath(x.path, x.sample_path))))));
   }
 
