@@ -34,8 +34,9 @@ import (
 // made up or could not see completely, Python objects without
 // [heap.FlagWhole] (C types with fields of their own: a datetime, a
 // lock, a numpy array), strings without a digest and numbers without a
-// value, Java instances and primitive arrays (HPROF has their fields,
-// the graph does not), and V8 objects that have neither edges nor
+// value, Java primitive arrays and instances with fields that are not
+// references (HPROF has their values, the graph does not; an instance
+// whose fields are all references is compared by value), and V8 objects that have neither edges nor
 // content (a heap number). A weak edge counts its target's identity.
 //
 // Through structures without cycles the digest is exact (up to 64-bit
@@ -392,6 +393,7 @@ func valueObjects(g *heap.Graph) bitset {
 		arrays              // Java: by value when an array of references
 		number              // V8: by value when it has its value's edge
 		store               // V8: a backing store, by value when it has elements
+		flagged             // Java: an instance, by value when the reader marks it whole
 	)
 	kinds := make([]kind, g.NumTypes())
 	whole := false // a Python snapshot that marks whole objects
@@ -428,7 +430,7 @@ func valueObjects(g *heap.Graph) bitset {
 					kinds[t] = never
 				}
 			default:
-				kinds[t] = never
+				kinds[t] = flagged // an instance: by value when its fields are all references
 			}
 		case rt == "v8":
 			switch {
@@ -467,6 +469,10 @@ func valueObjects(g *heap.Graph) bitset {
 						continue
 					}
 				}
+			}
+		case flagged:
+			if fl&heap.FlagWhole == 0 {
+				continue
 			}
 		case number:
 			if !hasEdge(g, id, "value") {

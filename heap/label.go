@@ -166,7 +166,7 @@ const (
 	// not show (the fields of a C type: a date, a lock, an array's data);
 	// analyses that compare objects by value compare such objects by
 	// identity. Only readers that know set it (the Python agent's, from
-	// format 1.2).
+	// format 1.2; HPROF's on instances whose fields are all references).
 	FlagWhole
 )
 

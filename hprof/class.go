@@ -62,6 +62,10 @@ type plan struct {
 	complete bool   // the whole superclass chain is in the dump
 	str      *stringSlots
 	thread   bool // java.lang.Thread or a subclass: its frames' locals are its edges
+	// whole: every field of the chain is a reference, so an instance's
+	// edges are its whole state (heap.FlagWhole): a field without an
+	// edge is null.
+	whole bool
 }
 
 // refSlot is a reference field at byte offset off of the field data.
@@ -211,6 +215,7 @@ func (r *reader) instancePlan(id uint64) *plan {
 		}
 	}
 	p.size = r.instanceSize(c)
+	p.whole = c.complete && c.nbytes == int64(c.nrefs)*int64(r.idSize) && p.str == nil
 	for k := c; k != nil; k = k.sup {
 		p.thread = p.thread || k.name == "java/lang/Thread"
 	}

@@ -329,6 +329,9 @@ func (rd *reader) instance(off int64, addr, cls uint64, n int64, pass int) {
 		rd.strAddr = addr
 		rd.stringInstance(id, data, p.str)
 	}
+	if p.whole && !p.thread {
+		rd.b.SetFlags(id, heap.FlagWhole)
+	}
 }
 
 // objArray handles an OBJ_ARRAY_DUMP whose n elements follow.

@@ -35,6 +35,26 @@ func TestDuplicatesOneLine(t *testing.T) {
 	}
 }
 
+// valuesDoc is what the tests read of duplicates --json: the objects
+// equal by value.
+type valuesDoc struct {
+	Values []struct {
+		Text     string `json:"text"`
+		Type     string `json:"type"`
+		Count    int    `json:"count"`
+		Distinct int    `json:"distinct"`
+		Example  struct {
+			Text string `json:"text"`
+		} `json:"example"`
+		Holders []struct {
+			Count     int    `json:"count"`
+			Distinct  int    `json:"distinct"`
+			Place     string `json:"place"`
+			OneOfEach bool   `json:"one_of_each"`
+		} `json:"holders"`
+	} `json:"values"`
+}
+
 // TestDuplicatesByValue runs a real compiler built on llvmlite whose
 // cache of struct types misses (its callers pass weak proxies as keys):
 // 588 LiteralStructTypes, 15 distinct by Python's own equality, 15 of
@@ -53,23 +73,7 @@ func TestDuplicatesByValue(t *testing.T) {
 	if err := json.Unmarshal(runPythonWith(t, py, "structcache.py", snap), &oracle); err != nil {
 		t.Fatal(err)
 	}
-	var dup struct {
-		Values []struct {
-			Text     string `json:"text"`
-			Type     string `json:"type"`
-			Count    int    `json:"count"`
-			Distinct int    `json:"distinct"`
-			Example  struct {
-				Text string `json:"text"`
-			} `json:"example"`
-			Holders []struct {
-				Count     int    `json:"count"`
-				Distinct  int    `json:"distinct"`
-				Place     string `json:"place"`
-				OneOfEach bool   `json:"one_of_each"`
-			} `json:"holders"`
-		} `json:"values"`
-	}
+	var dup valuesDoc
 	runJSON(t, &dup, "duplicates", "--json", snap)
 	if len(dup.Values) == 0 {
 		t.Fatal("duplicates finds no objects equal by value")
@@ -172,4 +176,110 @@ func TestLeaksCopies(t *testing.T) {
 	if !strings.Contains(text.String(), want) || !strings.Contains(text.String(), "15 at __main__.ctx._cache.data[*] (one of each value: lookups in it miss)") {
 		t.Errorf("the text does not say %q and where the cache is:\n%s", want, text.String())
 	}
+}
+
+// structOracle is what a structcache program's own equality says of its
+// struct types: how many its functions hold, how many distinct values
+// they and its table have, and how many its table holds.
+type structOracle struct {
+	Structs, Distinct, Cached int
+}
+
+// checkStructCopies checks duplicates and leaks on the three snapshots
+// of a structcache program (its table of struct types keyed by object
+// identity, looked up with copies, so every lookup misses) against what
+// the program's own equality says: duplicates' first group is the struct
+// type with every copy and the program's count of distinct values, one
+// of each in the table (cacheAt, a suffix of its place), marked as a
+// cache that misses; leaks' first finding says its objects hold copies of
+// those values, equal to the table's.
+func checkStructCopies(t *testing.T, snaps []string, typ, cacheAt string, o structOracle, leakedCopies int) {
+	t.Helper()
+	var dup valuesDoc
+	runJSON(t, &dup, "duplicates", "--json", snaps[2])
+	if len(dup.Values) == 0 {
+		t.Fatal("duplicates finds no objects equal by value")
+	}
+	v := dup.Values[0]
+	if v.Type != typ || v.Count != o.Structs+o.Cached || v.Distinct != o.Distinct {
+		t.Fatalf("first group %q; the program says %d %s in its functions and %d in its table, %d distinct",
+			v.Text, o.Structs, typ, o.Cached, o.Distinct)
+	}
+	cache := false
+	for _, h := range v.Holders {
+		if strings.HasSuffix(h.Place, cacheAt) {
+			cache = h.Count == o.Cached && h.Distinct == o.Distinct && h.OneOfEach
+		}
+	}
+	if !cache {
+		t.Errorf("holders of %q: %+v; want %d, one of each value, at …%s", v.Text, v.Holders, o.Cached, cacheAt)
+	}
+	var rep struct {
+		Rows []struct {
+			Text   string `json:"text"`
+			Copies *struct {
+				Type     string `json:"type"`
+				Count    int    `json:"count"`
+				Distinct int    `json:"distinct"`
+				Misses   bool   `json:"misses"`
+				Text     string `json:"text"`
+			} `json:"copies"`
+		} `json:"rows"`
+	}
+	runJSON(t, &rep, append([]string{"leaks", "--json"}, snaps...)...)
+	if len(rep.Rows) == 0 {
+		t.Fatal("leaks finds nothing")
+	}
+	c := rep.Rows[0].Copies
+	if c == nil || c.Type != typ || c.Count != leakedCopies || c.Distinct != o.Distinct || !c.Misses {
+		t.Errorf("finding %q: copies %+v; want %d %s of %d distinct values, a cache that misses", rep.Rows[0].Text, c, leakedCopies, typ, o.Distinct)
+	}
+}
+
+// TestJavaCopies: StructCache.java on a real JVM, the struct types of a
+// table keyed by identity that copies of the records miss. Its classes'
+// fields are all references, which HPROF's reader marks whole, so they
+// are compared by value; leaks cannot match objects across HPROF dumps,
+// so its finding is every function (588) and all their struct types.
+func TestJavaCopies(t *testing.T) {
+	if _, err := exec.LookPath("javac"); err != nil {
+		t.Skip("javac is not installed")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	if out, err := exec.Command("javac", "-d", dir, filepath.Join("testdata", "structcache", "StructCache.java")).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	out, err := exec.Command("java", "-Xmx256m", "-cp", dir, "structcache.StructCache", dir).Output()
+	if err != nil {
+		t.Fatalf("java: %v", err)
+	}
+	var o structOracle
+	if err := json.Unmarshal(out, &o); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	snaps := []string{filepath.Join(dir, "baseline.hprof"), filepath.Join(dir, "target.hprof"), filepath.Join(dir, "final.hprof")}
+	checkStructCopies(t, snaps, "structcache.StructType", ".CTX.declared.table[*]", o, o.Structs)
+}
+
+// TestNodeCopies: structcache.js on real Node, snapshots with numeric
+// values (without them V8 objects are compared by identity): its struct
+// types are copies of 15 values, one of each in a Map that copies of
+// the records miss; leaks' finding, the round's 196 functions, holds 196.
+func TestNodeCopies(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	snaps := []string{filepath.Join(dir, "1.heapsnapshot"), filepath.Join(dir, "2.heapsnapshot"), filepath.Join(dir, "3.heapsnapshot")}
+	out, err := exec.Command("node", append([]string{filepath.Join("testdata", "structcache.js")}, snaps...)...).Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	var o structOracle
+	if err := json.Unmarshal(out, &o); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	checkStructCopies(t, snaps, "StructType", ".ctx.declared.table[*]", o, o.Structs/3)
 }
