@@ -153,12 +153,12 @@ def _snapshot(path, values, max_value_len, collect, reason, block, edges=True, f
     """block: wait for a capture another thread is taking (never for one
     this thread is taking: a signal handler that interrupts it), and, for
     a fork capture, for a child to end when as many as _fork.MAX_CHILDREN
-    run. path may be a function, called
-    once the capture is this thread's, that returns the path or None to
-    take nothing (run mode numbers its files so, in the order they are
-    taken). fork: take it in a child process (see snapshot); on_done(ok,
-    messages), if given, is called on an agent thread when that child
-    has ended (instead of reporting a failure on stderr)."""
+    run. path may be a function of reason, called once the capture is
+    this thread's, that returns the path or None to take nothing (run
+    mode numbers its files so, in the order they are taken). fork: take
+    it in a child process (see snapshot); on_done(ok, messages), if
+    given, is called on an agent thread when that child has ended
+    (instead of reporting a failure on stderr)."""
     me = _thread.get_ident()
     if _owner[0] == me or not _lock.acquire(block):
         _stderr("heapscope: a snapshot is already being taken; %s skipped" % (
@@ -176,7 +176,7 @@ def _snapshot(path, values, max_value_len, collect, reason, block, edges=True, f
                 return None
             _fork.wait_below(_fork.MAX_CHILDREN)
         if callable(path):
-            path = path()
+            path = path(reason)
             if path is None:
                 return None
         return _take(path, bool(values), max_value_len, bool(collect), reason, edges, fork, on_done)

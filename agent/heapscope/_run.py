@@ -138,19 +138,32 @@ def _install_signal(name):
         prev = signal.getsignal(signum)
     except (ValueError, OSError):
         prev = None
-
-    def handler(sig, frame):
-        # Waits for an interval capture, never for its own thread; a fork
-        # capture does not wait for other fork captures' children (when
-        # too many run, the signal's snapshot is skipped, with a message).
-        take("signal", block=not _cfg["fork"])
-        if callable(prev) and prev not in (signal.SIG_DFL, signal.SIG_IGN):
-            prev(sig, frame)
-
+    _prev_handlers[signum] = prev
     try:
-        signal.signal(signum, handler)
+        signal.signal(signum, _on_signal)
     except (ValueError, OSError) as e:
         _stderr("heapscope: cannot handle %s: %s" % (name, e))
+
+
+# The handlers that were in place when _install_signal installed its own,
+# by signal number, which _on_signal calls after its snapshot. The
+# handler is a function of the module's and what it calls is kept here,
+# where the agent finds them as its own (see _own.py): a closure made at
+# install time is held only by the interpreter's table of handlers, and
+# was in every snapshot (function heapscope._run._install_signal.<locals>
+# .handler, held outside the heap).
+_prev_handlers = {}
+
+
+def _on_signal(sig, frame):
+    import signal
+    # Waits for an interval capture, never for its own thread; a fork
+    # capture does not wait for other fork captures' children (when too
+    # many run, the signal's snapshot is skipped, with a message).
+    take("signal", block=not _cfg["fork"])
+    prev = _prev_handlers.get(sig)
+    if callable(prev) and prev not in (signal.SIG_DFL, signal.SIG_IGN):
+        prev(sig, frame)
 
 
 def _install_fatal(snap_signal):
@@ -228,6 +241,22 @@ def _wait_children():
         pass
 
 
+def _next_path(reason):
+    """The path of the next snapshot, numbered now that the capture is
+    this thread's; None for an interval snapshot once the program began
+    to exit. A function of the module's, not a closure made per capture:
+    made before the capture lists the heap, a closure would be in the
+    snapshot, held by the agent's running frame, which the snapshot does
+    not list (every snapshot of run had one function
+    heapscope._run.take.<locals>.name, held outside the heap)."""
+    if reason == "interval" and _cfg["stop"]:
+        return None
+    with _count_lock:
+        _cfg["n"] += 1
+        n = _cfg["n"]
+    return os.path.join(_cfg["out"], "%04d-%d-%s.pysnap" % (n, os.getpid(), reason))
+
+
 def take(reason, block=True):
     """Takes one snapshot into the output directory; returns its path or None.
     The file is numbered once the capture is this thread's, so numbers
@@ -241,17 +270,8 @@ def take(reason, block=True):
             with _count_lock:
                 _cfg["pid"] = pid
                 _cfg["n"] = 0
-
-        def name():
-            if reason == "interval" and _cfg["stop"]:
-                return None
-            with _count_lock:
-                _cfg["n"] += 1
-                n = _cfg["n"]
-            return os.path.join(_cfg["out"], "%04d-%d-%s.pysnap" % (n, pid, reason))
-
         fork = _cfg["fork"] and reason in ("signal", "interval")
-        return _snapshot(name, _cfg["values"], _cfg["max_value_len"], _cfg["collect"] and not fork, reason, block,
+        return _snapshot(_next_path, _cfg["values"], _cfg["max_value_len"], _cfg["collect"] and not fork, reason, block,
                          _cfg["edges"], fork)
     except (KeyboardInterrupt, SystemExit):
         raise

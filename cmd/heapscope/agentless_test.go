@@ -16,7 +16,8 @@ var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
 // TestPythonAgentNotInReports: the agent's own modules, objects and
 // frames are in no report of a real program's snapshots (the agent
-// leaves them out of the file), while the program's own objects are.
+// leaves them out of the file), while the program's own objects are:
+// snapshots the program takes, and those run takes when signalled.
 // Strings are the program's data: the names of the agent's modules are
 // keys of sys.modules and the import system caches its files' names, so
 // quoted values and the program's import paths are not checked.
@@ -24,6 +25,26 @@ func TestPythonAgentNotInReports(t *testing.T) {
 	dir := t.TempDir()
 	a, b, c := filepath.Join(dir, "a.pysnap"), filepath.Join(dir, "b.pysnap"), filepath.Join(dir, "c.pysnap")
 	runPython(t, "agentless.py", a, b, c)
+	t.Run("api", func(t *testing.T) { agentNotIn(t, dir, a, b, c) })
+	t.Run("run", func(t *testing.T) {
+		rdir := t.TempDir()
+		var stdout, stderr bytes.Buffer
+		prog := "import os, signal\nclass Item: pass\nkeep = []\nfor _ in range(3):\n    keep += [Item() for _ in range(1000)]\n    os.kill(os.getpid(), signal.SIGUSR2)\n"
+		if err := run([]string{"run", "-o", rdir, "--signal", "SIGUSR2", "--", "python3", "-c", prog}, &stdout, &stderr); err != nil {
+			t.Fatalf("heapscope run: %v\n%s", err, stderr.String())
+		}
+		snaps, _ := filepath.Glob(filepath.Join(rdir, "*-signal.pysnap"))
+		if len(snaps) != 3 {
+			t.Fatalf("run wrote %v, want 3 snapshots\n%s", snaps, stderr.String())
+		}
+		agentNotIn(t, rdir, snaps[0], snaps[1], snaps[2])
+	})
+}
+
+// agentNotIn checks reports of the snapshots a, b and c (in dir) for the
+// agent's objects.
+func agentNotIn(t *testing.T, dir, a, b, c string) {
+	t.Helper()
 	// The program's import paths (sys.path, the importer cache) name
 	// directories that may contain the word: they are the program's.
 	cwd, err := os.Getwd()
@@ -34,6 +55,9 @@ func TestPythonAgentNotInReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// run loads the agent from a copy in the user's cache, which the
+	// import system's caches name, as they name any import path.
+	cache := regexp.MustCompile(`\S*/python-agent-[0-9a-f]+/site`)
 	for _, args := range [][]string{
 		{"top", "--top", "0", a},
 		{"containers", "--top", "0", a},
@@ -47,6 +71,7 @@ func TestPythonAgentNotInReports(t *testing.T) {
 			t.Fatalf("heapscope %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 		}
 		out := strings.NewReplacer(dir, "DIR", cwd, "CWD", pp, "AGENTDIR").Replace(stdout.String())
+		out = cache.ReplaceAllString(out, "AGENTDIR")
 		if !strings.Contains(out, "__main__") {
 			t.Errorf("heapscope %s does not show the program's objects:\n%s", strings.Join(args, " "), out)
 		}
