@@ -70,12 +70,32 @@ type FleetRow struct {
 // (the lowest rank) a process gave the thing; classes rank does not know
 // (a negative rank) are left out. Rows come most alarming class first,
 // then by the bytes summed over their processes, largest first, then by
-// more processes, then by key.
+// more processes, then by key. Several values of one key from one
+// process (two leak findings that read alike) are one: the most
+// alarming class, and the sum of the values of that class.
 func Aggregate(vals []ProcessValue, rank func(class string) int) []FleetRow {
+	type keyProc struct {
+		key  string
+		proc int
+	}
+	merged := map[keyProc]int{} // index in byKey[key]
 	byKey := map[string][]ProcessValue{}
 	for _, v := range vals {
-		if rank(v.Class) >= 0 {
+		if rank(v.Class) < 0 {
+			continue
+		}
+		i, ok := merged[keyProc{v.Key, v.Process}]
+		if !ok {
+			merged[keyProc{v.Key, v.Process}] = len(byKey[v.Key])
 			byKey[v.Key] = append(byKey[v.Key], v)
+			continue
+		}
+		switch m := &byKey[v.Key][i]; {
+		case rank(v.Class) < rank(m.Class):
+			*m = v
+		case v.Class == m.Class:
+			m.Count += v.Count
+			m.Bytes += v.Bytes
 		}
 	}
 	rows := make([]FleetRow, 0, len(byKey))
@@ -94,7 +114,6 @@ func Aggregate(vals []ProcessValue, rank func(class string) int) []FleetRow {
 			bytes = append(bytes, v.Bytes)
 		}
 		slices.Sort(r.On)
-		r.On = slices.Compact(r.On)
 		r.Count, r.Bytes = spreadOf(counts), spreadOf(bytes)
 		for c, n := range others {
 			r.Others = append(r.Others, ClassCount{c, n})
@@ -122,6 +141,17 @@ func GrowthRank(class string) int {
 		if r, ok := growthRank[g]; ok {
 			return r
 		}
+	}
+	return -1
+}
+
+// VerdictRank ranks the verdicts of leak findings for [Aggregate]: what
+// grows first, then what is bounded, then what stopped; anything else
+// is -1.
+func VerdictRank(class string) int {
+	switch v := Verdict(class); v {
+	case Grows, Bounded, Stopped:
+		return v.rank()
 	}
 	return -1
 }

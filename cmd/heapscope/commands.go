@@ -38,7 +38,7 @@ func init() {
 		{name: "containers", args: "SNAPSHOT [SELECTOR]", short: "dicts, lists, maps and caches that hold the most", run: runContainers},
 		{name: "duplicates", args: "SNAPSHOT", short: "strings, bytes and tuples with equal content", run: runDuplicates},
 		{name: "trend", args: "S1 S2 S3 ... | DIR...", short: "growth per type over many snapshots: steady, warm-up, churn", run: runTrend},
-		{name: "leaks", args: "BASELINE TARGET FINAL", short: "objects created between baseline and target still alive in final, by path", run: runLeaks},
+		{name: "leaks", args: "BASELINE TARGET FINAL | DIR...", short: "objects created between baseline and target still alive in final, by path", run: runLeaks},
 		{name: "check", args: "BASELINE TARGET FINAL", short: "a CI gate: exit 1 when a leak is over the allowances, 3 when it cannot check", run: runCheck},
 		{name: "web", args: "SNAPSHOT...", short: "a local web page: tables, the dominator tree as a treemap, paths, leaks, trends", run: runWeb},
 		{name: "snapshot", args: "--python PID | --node PID | --java PID -o FILE | --dask ADDRESS -o DIR", short: "take a snapshot of a running Python or Node process, a JVM, or every worker of a Dask cluster", run: runSnapshot},

@@ -64,7 +64,7 @@ func diffSet(a *analysisFlags, set *fleet.Set, sf setFlags, f report.Format, std
 	}
 	var vals []analyze.ProcessValue
 	var detail []report.ProcessReport
-	src, err := forEachProcess("diff", set, a, false, stderr, func(p processSnapshots) error {
+	src, err := forEachProcess("diff", set, a, setRead{}, stderr, func(p processSnapshots) error {
 		rows := analyze.Diff(p.gs[0], p.gs[1], diffOptions(p.gs[0], p.gs[1]))
 		for _, r := range rows {
 			class := "grew"

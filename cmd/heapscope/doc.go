@@ -25,12 +25,14 @@ What is there, and what grew:
 	                            count grew in every snapshot
 
 Many processes (the workers of a Dask cluster, the ranks of an MPI job):
-trend and diff take a directory with a directory of snapshots per process
-(DIR/rank-3/0001-PID-REASON.pysnap, as run under mpirun and snapshot
---dask write them), or one directory per time point with a snapshot per
-process (t1/worker-0.pysnap), and say per type on how many processes it
-grew and by how much on each ("all 4 ranks", "only rank-3"); --at 2,5
-chooses the time points, --per-process adds each process's own report.
+trend, diff and leaks take a directory with a directory of snapshots per
+process (DIR/rank-3/0001-PID-REASON.pysnap, as run under mpirun and
+snapshot --dask write them), or one directory per time point with a
+snapshot per process (t1/worker-0.pysnap), and say per type, or per leak
+finding (what leaks, where), on how many processes it grew and by how
+much on each ("all 4 ranks", "only rank-3"); --at 2,5 chooses the time
+points (leaks: the first, middle and last unless --at 1,3,5),
+--per-process adds each process's own report.
 
 summary and diff read no references (but the few that names need: a
 Python class's, a Java thread's, a Java class's superclass), so they take

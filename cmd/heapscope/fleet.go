@@ -55,8 +55,12 @@ func (s *setFlags) times(cmd string, set *fleet.Set, want int, def func(n int) [
 		}
 	}
 	switch {
-	case want > 0 && len(at) != want && (s.at != "" || len(set.Dirs) > 1):
-		return nil, usagef("%s compares %d time points of each process; %s", cmd, want, givenTimes(set, at, s.at != ""))
+	case want > 0 && len(at) != want && (s.at != "" || len(set.Dirs) > 1 || len(set.Times) < want):
+		roles := ""
+		if want == 3 {
+			roles = " (baseline, target, final)"
+		}
+		return nil, usagef("%s compares %d time points of each process%s; %s", cmd, want, roles, givenTimes(set, at, s.at != ""))
 	case len(set.Times) < 2 || len(at) < 2:
 		return nil, usagef("%s needs at least 2 time points of each process; %s", cmd, givenTimes(set, at, s.at != ""))
 	}
@@ -81,6 +85,17 @@ type processSnapshots struct {
 	srcs  []report.Source
 }
 
+// setRead says how forEachProcess checks each process's snapshots.
+type setRead struct {
+	// mixed admits snapshots of different processes and out of time
+	// order (--mixed).
+	mixed bool
+	// full, when not "", is the analysis that needs full snapshots
+	// ("finding leaks"): a census is refused, and a process whose first
+	// two snapshots are one is left out (see series.distinctStart).
+	full string
+}
+
 // forEachProcess loads the snapshots of each process of set that has one
 // at every time point, one process at a time (a set of many large heaps
 // need not fit in memory at once), checks them, and calls fn. A process
@@ -88,7 +103,7 @@ type processSnapshots struct {
 // different processes (a worker restarted under the same name) or out
 // of time order (unless mixed) is left out, with why; so is none when
 // they are all of one runtime. It returns what the report says it read.
-func forEachProcess(cmd string, set *fleet.Set, a *analysisFlags, mixed bool, stderr io.Writer, fn func(p processSnapshots) error) (report.FleetSource, error) {
+func forEachProcess(cmd string, set *fleet.Set, a *analysisFlags, how setRead, stderr io.Writer, fn func(p processSnapshots) error) (report.FleetSource, error) {
 	src := report.FleetSource{Dirs: set.Dirs, Noun: set.Noun, Times: set.Times}
 	have, missing := set.Complete()
 	for _, m := range missing {
@@ -108,7 +123,7 @@ func forEachProcess(cmd string, set *fleet.Set, a *analysisFlags, mixed bool, st
 	for _, i := range have {
 		name := set.Processes[i]
 		p := processSnapshots{index: len(procs), name: name}
-		s := series{cmd: cmd, mixed: mixed}
+		s := series{cmd: cmd, mixed: how.mixed}
 		var why error
 		for _, path := range set.Paths[i] {
 			g, gsrc, err := loadQuiet(path, stderr, a.out.inflate)
@@ -125,6 +140,12 @@ func forEachProcess(cmd string, set *fleet.Set, a *analysisFlags, mixed bool, st
 				why = err
 				break
 			}
+			if how.full != "" {
+				if err := needReferences(g, path, how.full); err != nil {
+					return src, err
+				}
+				collectReaderGarbage(g)
+			}
 			o := s.origins[len(s.origins)-1]
 			if first == nil {
 				first = &o
@@ -133,6 +154,9 @@ func forEachProcess(cmd string, set *fleet.Set, a *analysisFlags, mixed bool, st
 			}
 			p.gs, p.srcs = append(p.gs, g), append(p.srcs, gsrc)
 			read++
+		}
+		if why == nil && how.full != "" {
+			why = s.distinctStart()
 		}
 		if why == nil {
 			why = s.inOrder()

@@ -43,6 +43,7 @@ var markdownCases = []struct {
 	{"duplicates-values-markdown", []string{"duplicates", "--format", "markdown", "testdata/values.pysnap"}},
 	{"leaks-list-noise-markdown", []string{"leaks", "--list-noise", "--format", "markdown"}},
 	{"fleet-trend-markdown", []string{"trend", "--format", "markdown", "testdata/fleet"}},
+	{"fleet-leaks-markdown", []string{"leaks", "--format", "markdown", "testdata/fleet"}},
 	{"leaks-sites-markdown", []string{"leaks", "--format", "markdown", "testdata/sites-before.pysnap", "testdata/sites-after.pysnap", "testdata/sites-after.pysnap"}},
 }
 
@@ -112,9 +113,9 @@ func pageText(page string) string {
 }
 
 // jsonNames runs args with --json instead of the Markdown format and
-// returns the names the report must show: every "type", "path" and
-// "value" string (but for the steps of sample paths, which show as a
-// whole "text").
+// returns the names the report must show: every "type", "path",
+// "value" and "finding" (a row of leaks over many processes) string (but
+// for the steps of sample paths, which show as a whole "text").
 func jsonNames(t *testing.T, args []string) []string {
 	t.Helper()
 	var ja []string
@@ -151,7 +152,7 @@ func jsonNames(t *testing.T, args []string) []string {
 				walk(key, e)
 			}
 		case string:
-			if (key == "type" || key == "path" || key == "value") && x != "" {
+			if (key == "type" || key == "path" || key == "value" || key == "finding") && x != "" {
 				names = append(names, x)
 			}
 		}

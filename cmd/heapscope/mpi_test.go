@@ -13,13 +13,17 @@ import (
 
 // fleetRow is a row of a report over many processes, as JSON gives it.
 type fleetRow struct {
-	Type  string   `json:"type"`
-	Path  string   `json:"path"`
-	Class string   `json:"class"`
-	On    []string `json:"on"`
-	Count struct {
+	Type    string   `json:"type"`
+	Path    string   `json:"path"`
+	Finding string   `json:"finding"`
+	Class   string   `json:"class"`
+	On      []string `json:"on"`
+	Count   struct {
 		Median int64 `json:"median"`
 	} `json:"count"`
+	Bytes struct {
+		Median int64 `json:"median"`
+	} `json:"bytes"`
 }
 
 // fleetSections runs heapscope with args (a report over many processes,
@@ -46,7 +50,7 @@ func fleetSections(t *testing.T, args ...string) map[string]map[string]fleetRow 
 	for _, s := range rep.Sections {
 		out[s.Title] = map[string]fleetRow{}
 		for _, r := range s.Rows {
-			out[s.Title][r.Type+r.Path] = r
+			out[s.Title][r.Type+r.Path+r.Finding] = r
 		}
 	}
 	return out
@@ -68,8 +72,9 @@ func wantOn(t *testing.T, what string, rows map[string]fleetRow, key, class stri
 // TestMPI runs testdata/mpileak.py as 2 ranks of a real Open MPI job on
 // loopback, each under heapscope run: each rank's snapshots land under
 // its own rank-N directory, named by its own pid, none clashing; trend
-// and diff over the directory say that the request contexts grow on
-// both ranks and the cache only on the last.
+// diff and leaks over the directory say that the request contexts grow
+// on both ranks and the cache only on the last, and leaks finds nothing
+// else: no object of the agent's is in the snapshots run takes.
 func TestMPI(t *testing.T) {
 	mpirun, err := exec.LookPath("mpirun")
 	if err != nil {
@@ -144,4 +149,21 @@ func TestMPI(t *testing.T) {
 	diff := fleetSections(t, "diff", dir)
 	wantOn(t, "diff", diff["Types"], "__main__.RequestContext", "grew", "rank-0", "rank-1")
 	wantOn(t, "diff", diff["Types"], "__main__.RankCacheEntry", "grew", "rank-1")
+	leaks := fleetSections(t, "leaks", dir)["Findings"]
+	ctx, cache := "__main__.RequestContext in list at module __main__.contexts", "__main__.RankCacheEntry in dict at module __main__.cache"
+	wantOn(t, "leaks", leaks, ctx, "grows", "rank-0", "rank-1")
+	wantOn(t, "leaks", leaks, cache, "grows", "rank-1")
+	// The three-snapshot rule counts what was new in target (one step's)
+	// and is still alive in final.
+	if r := leaks[ctx]; r.Count.Median != 200 || r.Bytes.Median < 200*1000 {
+		t.Errorf("leaks: the contexts are %d objects retaining %d bytes on a rank's median, want 200 retaining over 200 kB (a 1000-byte bytearray each)", r.Count.Median, r.Bytes.Median)
+	}
+	if r := leaks[cache]; r.Count.Median != 50 {
+		t.Errorf("leaks: the cache holds %d entries on rank-1, want 50", r.Count.Median)
+	}
+	for key, r := range leaks {
+		if key != ctx && key != cache {
+			t.Errorf("leaks finds %s (%s on %v), which the program does not keep", key, r.Class, r.On)
+		}
+	}
 }

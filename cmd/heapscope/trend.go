@@ -66,7 +66,7 @@ func trendSet(a *analysisFlags, set *fleet.Set, sf setFlags, mixed bool, f repor
 	}
 	var types, paths, colls []analyze.ProcessValue
 	var detail []report.ProcessReport
-	src, err := forEachProcess("trend", set, a, mixed, stderr, func(p processSnapshots) error {
+	src, err := forEachProcess("trend", set, a, setRead{mixed: mixed}, stderr, func(p processSnapshots) error {
 		var rep analyze.TrendReport
 		withProgress(stderr, "following "+p.name, func() error {
 			rep = analyze.TrendAll(p.gs)

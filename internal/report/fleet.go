@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -45,9 +46,15 @@ type FleetSection struct {
 	Change string
 	// CountOnly: the rows' changes are in objects (or entries) only.
 	CountOnly bool
-	Rows      []analyze.FleetRow
-	Total     int    // rows before a --top cut
-	None      string // what to say when there are no rows
+	// Held: the rows' Count and Bytes are what each process holds (a
+	// leak finding's objects and retained bytes), not changes: they are
+	// written without a sign, as bytes of so many objects.
+	Held bool
+	// ClassTitle heads the rows' classes; "" is "class".
+	ClassTitle string
+	Rows       []analyze.FleetRow
+	Total      int    // rows before a --top cut
+	None       string // what to say when there are no rows
 }
 
 // Fleet renders a report over many processes: for each section, each
@@ -69,11 +76,16 @@ func Fleet(w io.Writer, f Format, src FleetSource, sections []FleetSection, deta
 			}
 			continue
 		}
-		t := Table{Columns: []Column{{"class", false}, {"on", false}, {s.Change + " each (median)", true}, {"range", false}, {"elsewhere", false}, {s.Key, false}}}
+		class := cmp.Or(s.ClassTitle, "class")
+		t := Table{Columns: []Column{{class, false}, {"on", false}, {s.Change + " each (median)", true}, {"range", false}, {"elsewhere", false}, {s.Key, false}}}
 		for _, r := range s.Rows {
 			change, span := changeText(r.Bytes.Median, r.Count.Median), rangeText(r.Bytes, SignedBytes)
-			if s.CountOnly {
+			switch {
+			case s.CountOnly:
 				change, span = SignedCount(int(r.Count.Median)), rangeText(r.Count, func(n int64) string { return SignedCount(int(n)) })
+			case s.Held:
+				change = fmt.Sprintf("%s (%s)", Bytes(uint64(max(r.Bytes.Median, 0))), counted(int(r.Count.Median), "object"))
+				span = rangeText(r.Bytes, func(n int64) string { return Bytes(uint64(max(n, 0))) })
 			}
 			t.Add(r.Class, onText(src, r.On), change, span, othersText(r.Others), r.Key)
 		}
@@ -183,13 +195,16 @@ func othersText(cs []analyze.ClassCount) string {
 
 func fleetJSON(w io.Writer, src FleetSource, sections []FleetSection, detail []ProcessReport) error {
 	type rowJSON struct {
-		Type   string               `json:"type,omitempty"` // the key of a section of types
-		Path   string               `json:"path,omitempty"` // the key of a section of paths
-		Class  string               `json:"class"`
-		On     []string             `json:"on"`
-		Count  analyze.Spread       `json:"count"`
-		Bytes  analyze.Spread       `json:"bytes"`
-		Others []analyze.ClassCount `json:"others"`
+		Type string `json:"type,omitempty"` // the key of a section of types
+		Path string `json:"path,omitempty"` // the key of a section of paths
+		// Finding is the key of a section of leak findings: what the
+		// finding mostly is, and where (see FindingKey).
+		Finding string               `json:"finding,omitempty"`
+		Class   string               `json:"class"`
+		On      []string             `json:"on"`
+		Count   analyze.Spread       `json:"count"`
+		Bytes   analyze.Spread       `json:"bytes"`
+		Others  []analyze.ClassCount `json:"others"`
 	}
 	type sectionJSON struct {
 		Title     string    `json:"title"`
@@ -215,9 +230,12 @@ func fleetJSON(w io.Writer, src FleetSource, sections []FleetSection, detail []P
 				on[i] = src.Processes[p]
 			}
 			rj := rowJSON{Class: r.Class, On: on, Count: r.Count, Bytes: r.Bytes, Others: nonNil(r.Others)}
-			if s.Key == "type" {
+			switch s.Key {
+			case "type":
 				rj.Type = r.Key
-			} else {
+			case "finding":
+				rj.Finding = r.Key
+			default:
 				rj.Path = r.Key
 			}
 			sj.Rows = append(sj.Rows, rj)

@@ -277,20 +277,58 @@ func FindingText(f analyze.LeakFinding) string {
 }
 
 func placedText(f analyze.LeakFinding) string {
-	s := whatText(f)
+	return whatText(f) + placeSuffix(f)
+}
+
+// placeSuffix says where a finding's objects are, after what they are:
+// " in dict at module app.cache", " at module app.log"; "" when the
+// place has no name.
+func placeSuffix(f analyze.LeakFinding) string {
 	switch place := placeText(f); {
 	case place == "":
 		if len(f.Parts) > 0 {
 			if at := PlaceText(f.Parts[0].Sample); at != "" {
-				s += " at " + at
+				return " at " + at
 			}
 		}
+		return ""
 	case f.Place.Edge != "":
-		s += " at " + place
+		return " at " + place
 	default:
-		s += " in " + place
+		return " in " + place
 	}
-	return s
+}
+
+// FindingKey names a finding by what it mostly is and where, without
+// counts: "app.Session in dict at module app.sessions", "classes
+// app.u_* in dict at module app._cache". The same leak in two processes
+// (whose object ids have nothing in common) has the same key, so that
+// findings of many processes can be told apart and summed by it.
+func FindingKey(f analyze.LeakFinding) string {
+	label, _ := FindingMain(f)
+	return label + placeSuffix(f)
+}
+
+// FindingMain says what a finding mostly is (its biggest part's
+// elements, type, or family of classes) and how many of its objects are
+// that: the 50 entries of a leaked dict, not its 50 keys besides.
+func FindingMain(f analyze.LeakFinding) (string, int) {
+	label := func(p analyze.LeakPart) string {
+		if p.Element == "" && p.Classes != "" {
+			return TypeLabel(p.Type, p.Classes)
+		}
+		return cmp.Or(p.Element, p.Type)
+	}
+	if len(f.Parts) == 0 {
+		return "", 0
+	}
+	main, n := label(f.Parts[0]), 0
+	for _, p := range f.Parts {
+		if label(p) == main {
+			n += p.Count
+		}
+	}
+	return main, n
 }
 
 // GrowthText says how a finding's place grew and what that means:
