@@ -157,6 +157,8 @@ var BuiltinNoise = []NoiseRule{
 	{Name: "python-subclass-record-keys", Runtime: "python", Through: []string{"<subclasses>", "<key>"}, Type: "int", Reason: "the keys of CPython's record of subclasses (tp_subclasses): the subclasses' addresses"},
 	{Name: "python-unittest-mock", Runtime: "python", Owner: "unittest.mock.*", Reason: "mocks record every call made to them (call_args_list, mock_calls) and keep their child mocks"},
 	{Name: "python-pytest", Runtime: "python", Owner: "_pytest.*", Reason: "pytest's fixtures record what each run of a test body does (caplog's records, monkeypatch's undo list) until the test ends"},
+	{Name: "python-dask-logs", Runtime: "python", Owner: "distributed.*", ThroughType: []string{"collections.deque"}, Reason: "Dask's workers and scheduler keep logs and samples in deques that have a maxlen or are trimmed as they fill (transitions and transfers 100,000, stimuli 10,000, profiles 3,600, system monitor samples, log records, timings)"},
+	{Name: "python-dask-profile", Runtime: "python", Root: "thread Profile", Through: []string{"<local> log"}, ThroughType: []string{"collections.deque"}, Reason: "Dask's profiling thread (distributed.profile.watch) keeps its last 1,000 samples in a deque with a maxlen"},
 	{Name: "python-new-modules", Runtime: "python", Type: "module", Reason: "a module imported once, on first use"},
 	{Name: "java-lambda-forms", Runtime: "java", ThroughType: []string{"java.lang.invoke.LambdaForm"}, Reason: "method handles are spun once per shape"},
 	{Name: "java-method-type-intern", Runtime: "java", ThroughType: []string{"java.lang.invoke.MethodType$ConcurrentWeakInternSet"}, Reason: "MethodType interning table"},

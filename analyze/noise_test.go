@@ -167,3 +167,36 @@ func TestWithinRule(t *testing.T) {
 		}
 	}
 }
+
+// TestDaskRules: what Dask keeps in its bounded deques (a worker's
+// transition log, its profiling thread's samples) is Dask's; what a
+// worker holds for the program (its task results in Worker.data) and a
+// deque of the program's are not set aside.
+func TestDaskRules(t *testing.T) {
+	grp := func(root string, steps ...analyze.SigStep) analyze.PathGroup {
+		return analyze.PathGroup{RootName: root, Signature: steps}
+	}
+	worker := analyze.SigStep{Type: "distributed.worker.Worker"}
+	for _, c := range []struct {
+		what string
+		grp  analyze.PathGroup
+		want string
+	}{
+		{"the transition log", grp("", worker, analyze.SigStep{Type: "distributed.worker_state_machine.WorkerState", Edge: ".state"},
+			analyze.SigStep{Type: "collections.deque", Edge: ".log"}, analyze.SigStep{Type: "tuple", Edge: "[*]"}), "python-dask-logs"},
+		{"the profile samples", grp("thread Profile", analyze.SigStep{Type: "frame"},
+			analyze.SigStep{Type: "collections.deque", Edge: "<local> log"}, analyze.SigStep{Type: "tuple", Edge: "[*]"}, analyze.SigStep{Type: "dict", Edge: "[1]"}), "python-dask-profile"},
+		{"task results", grp("", worker, analyze.SigStep{Type: "dict", Edge: ".data"}, analyze.SigStep{Type: "app.Result", Edge: "[*]"}), ""},
+		{"the program's deque", grp("app", analyze.SigStep{Type: "module"}, analyze.SigStep{Type: "collections.deque", Edge: ".log"}, analyze.SigStep{Type: "app.Event", Edge: "[*]"}), ""},
+		{"a local log of another thread", grp("thread MainThread", analyze.SigStep{Type: "frame"},
+			analyze.SigStep{Type: "collections.deque", Edge: "<local> log"}, analyze.SigStep{Type: "tuple", Edge: "[*]"}), ""},
+	} {
+		got := ""
+		if r := analyze.MatchNoise(analyze.BuiltinNoise, "python", c.grp); r != nil {
+			got = r.Name
+		}
+		if got != c.want {
+			t.Errorf("%s: rule %q, want %q", c.what, got, c.want)
+		}
+	}
+}

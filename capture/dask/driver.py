@@ -4,11 +4,12 @@ the cluster's client (distributed).
 It reads its configuration, a JSON object, from stdin, connects to the
 scheduler, and asks every worker at once, through Client.run, to take a
 snapshot with heapscope's agent as snapshot --python does inside a
-process: the agent's files are sent along, written to a directory of the
-worker's temporary directory, loaded under a private package name by the
-agent's own loader (_attach.main, which asks none of the program's import
-hooks) and removed again; the agent runs in the worker's event loop and
-none of the program's code. The snapshot is then read back in chunks,
+process: the agent's files are sent along and written to a directory of
+the worker's temporary directory (one call), then loaded under a private
+package name by the agent's own loader (_attach.main, which asks none of
+the program's import hooks) and removed again (a second call, whose code
+the agent takes for its own); the agent runs in the worker's event loop
+and none of the program's code. The snapshot is then read back in chunks,
 written to the stage directory heapscope gave, and removed from the
 worker.
 
@@ -39,18 +40,16 @@ def emit(**event):
         sys.stdout.flush()
 
 
-def _heapscope_capture(sources, name, opts):
-    """Runs on a worker: takes its snapshot into a new directory of the
-    worker's temporary directory and returns where, with the agent's
-    status. Self-contained: Client.run sends it by value."""
+def _heapscope_stage(sources):
+    """Runs on a worker: writes the agent's files into a new directory of
+    the worker's temporary directory and returns it. A call of its own,
+    done before the capture: the sources (tens of kB) are gone from the
+    worker's heap, and from the frames that ran this call, when the
+    capture lists it."""
     import json
     import os
-    import shutil
-    import sys
     import tempfile
     import zlib
-    import _frozen_importlib as bi
-    import _frozen_importlib_external as be
 
     stage = tempfile.mkdtemp(prefix="heapscope-dask-")
     pkgdir = os.path.join(stage, "agent")
@@ -59,15 +58,34 @@ def _heapscope_capture(sources, name, opts):
     for f, text in files.items():
         with open(os.path.join(pkgdir, f), "w", encoding="utf-8") as fh:
             fh.write(text)
-    del files
+    return stage
+
+
+def _heapscope_capture(stage, name, opts):
+    """Runs on a worker: takes its snapshot into stage (which
+    _heapscope_stage made) and returns where, with the agent's status.
+    Self-contained: Client.run sends it by value, its code filed under
+    the agent's directory on the worker (see filed_under), so that the
+    agent takes its frame, the one below its own, for its own: not the
+    program's, its locals not listed."""
+    import json
+    import os
+    import shutil
+    import sys
+    import _frozen_importlib as bi
+    import _frozen_importlib_external as be
+
+    pkgdir = os.path.join(stage, "agent")
     mods = sys.modules
     try:
         spec = be.spec_from_file_location(name + "._attach", os.path.join(pkgdir, "_attach.py"))
         mod = bi.module_from_spec(spec)
         mods[name + "._attach"] = mod
         spec.loader.exec_module(mod)
+        spec = None
         mod.main(stage, pkgdir, name, *opts)
     finally:
+        mod = spec = None
         for m in [m for m in list(mods) if type(m) is str and (m == name or m.startswith(name + "."))]:
             mods.pop(m, None)
         shutil.rmtree(pkgdir, ignore_errors=True)
@@ -81,6 +99,15 @@ def _heapscope_capture(sources, name, opts):
     if size < 0:
         shutil.rmtree(stage, ignore_errors=True)
     return {"pid": os.getpid(), "stage": stage, "file": snap, "size": size, "status": status}
+
+
+def filed_under(fn, pkgdir):
+    """fn with its code filed as a file of pkgdir, the agent's directory
+    on the worker: the agent takes a running frame of code of its
+    directory for its own (is_agent_code)."""
+    import types
+    code = fn.__code__.replace(co_filename=os.path.join(pkgdir, "_dask_capture.py"))
+    return types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
 
 
 def _heapscope_read(path, offset, n):
@@ -97,6 +124,14 @@ def _heapscope_remove(stage):
         shutil.rmtree(stage, ignore_errors=True)
 
 
+def remove(client, addr, stage):
+    """Has the worker remove stage, if it still can."""
+    try:
+        client.run(_heapscope_remove, stage, workers=[addr], on_error="ignore")
+    except Exception:
+        pass
+
+
 def describe(e):
     text = str(e).strip()
     return type(e).__name__ + (": " + text if text else "")
@@ -106,11 +141,24 @@ def one(client, addr, wname, sources, cfg, index):
     opts = (cfg["values"], cfg["max_value_len"], cfg["collect"], cfg["edges"])
     t0 = time.monotonic()
     try:
-        r = client.run(_heapscope_capture, sources, cfg["name"], opts, workers=[addr], on_error="return")
+        r = client.run(_heapscope_stage, sources, workers=[addr], on_error="return")
         if addr not in r:
+            raise RuntimeError("the worker did not answer (it left the cluster?)")
+        stage = r[addr]
+        if isinstance(stage, BaseException):
+            raise stage
+        capture = filed_under(_heapscope_capture, os.path.join(stage, "agent"))
+        try:
+            r = client.run(capture, stage, cfg["name"], opts, workers=[addr], on_error="return")
+        except BaseException:
+            remove(client, addr, stage)
+            raise
+        if addr not in r:
+            remove(client, addr, stage)
             raise RuntimeError("the worker did not answer (it left the cluster?)")
         r = r[addr]
         if isinstance(r, BaseException):
+            remove(client, addr, stage)
             raise r
         status = r["status"]
         if r["size"] < 0:
@@ -130,10 +178,7 @@ def one(client, addr, wname, sources, cfg, index):
                     fh.write(got)
                     off += len(got)
         finally:
-            try:
-                client.run(_heapscope_remove, r["stage"], workers=[addr], on_error="ignore")
-            except Exception:
-                pass
+            remove(client, addr, r["stage"])
         emit(event="done", address=addr, name=wname, pid=r["pid"], file=local, size=r["size"],
              seconds=round(time.monotonic() - t0, 3), messages=status.get("messages") or [])
     except Exception as e:
