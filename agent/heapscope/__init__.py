@@ -322,6 +322,7 @@ def _take_fork(path, values, max_value_len, collect, reason, edges, on_done):
         _fork.spawn(_fork_child, _when_ended(path, tmp, on_done))
     except BaseException as e:
         _fork.JOB.clear()
+        _ended.pop(path, None)
         try:
             os.close(fd)
             os.unlink(tmp)
@@ -335,12 +336,22 @@ def _take_fork(path, values, max_value_len, collect, reason, edges, on_done):
     return path
 
 
+# The functions _when_ended made for the fork captures whose children
+# have not ended, by path. Held here, where the agent finds them as its
+# own (see _own.py): held only by the agent's running frames, which the
+# snapshot does not list, each was in the child's snapshot, held from
+# outside the heap (function heapscope._when_ended.<locals>.ended, a
+# finding on every rank of a run under mpirun).
+_ended = {}
+
+
 def _when_ended(path, tmp, on_done):
     """What runs when a fork capture's child has ended: removes the
     temporary file it left if it failed, and calls on_done or reports the
     failure. (A function of its own: the cells of the closure must not be
     the caller's, whose frame the child still has.)"""
     def ended(ok, messages):
+        _ended.pop(path, None)
         if not ok:
             try:
                 os.unlink(tmp)
@@ -350,6 +361,7 @@ def _when_ended(path, tmp, on_done):
             on_done(ok, messages)
         elif not ok:
             _stderr("heapscope: snapshot %s failed: %s" % (path, "; ".join(messages) or "no reason given"))
+    _ended[path] = ended
     return ended
 
 

@@ -174,6 +174,10 @@ func TestMPI(t *testing.T) {
 	diff := fleetSections(t, "diff", dir)
 	wantOn(t, "diff", diff["Types"], "__main__.RequestContext", "grew", "rank-0", "rank-1")
 	wantOn(t, "diff", diff["Types"], "__main__.RankCacheEntry", "grew", "rank-1")
+	// run takes a signal's snapshot in a forked child: what else leaks
+	// finds is what the capture leaves (a list of 168 bytes held outside
+	// the heap, on every rank). The function the program called when the
+	// child ended was 5.9 kB.
 	wantLeaks(t, dir, "__main__.RequestContext in list at module __main__.contexts", []string{"rank-0", "rank-1"},
-		"__main__.RankCacheEntry in dict at module __main__.cache", "rank-1", 0)
+		"__main__.RankCacheEntry in dict at module __main__.cache", "rank-1", 1<<10)
 }
