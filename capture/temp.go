@@ -55,7 +55,7 @@ var (
 // entries named as [CreateTemp], [MkdirTemp] and [TempName] name them
 // (and, with agents, as the Python agent names its temporary files)
 // whose process no longer runs, or runs but started after the entry was
-// last changed (its pid was given to another process since). It removes
+// made (its pid was given to another process since; see made). It removes
 // only the user's own entries (any, for root), never follows a symbolic
 // link, and returns the names it removed. Errors are not reported: a
 // leftover that cannot be removed stays.
@@ -88,7 +88,7 @@ func Sweep(dir string, agents bool) []string {
 		if uid, ok := ownerOf(fi); ok && uid != os.Geteuid() && os.Geteuid() != 0 {
 			continue
 		}
-		if Alive(pid, fi.ModTime()) {
+		if Alive(pid, made(path, fi)) {
 			continue
 		}
 		if os.RemoveAll(path) == nil {
@@ -98,14 +98,45 @@ func Sweep(dir string, agents bool) []string {
 	return removed
 }
 
+// made is when the entry at path was made, as near as its times tell:
+// a file's modification time; for a directory, the oldest of its own
+// and those of the entries in it. A stage directory is changed by the
+// process captured after heapscope is gone (its status), which would
+// make a pid reused meanwhile look like its maker; the files its maker
+// wrote into it when it made it are older.
+func made(path string, fi fs.FileInfo) time.Time {
+	t := fi.ModTime()
+	if !fi.IsDir() {
+		return t
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return t
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.ModTime().Before(t) {
+			t = info.ModTime()
+		}
+	}
+	return t
+}
+
 // Alive reports whether process pid runs and started before since (so
-// that it may be the process that made something changed at since).
-// Where /proc cannot tell when it started, a running pid counts as
-// alive.
+// that it may be the process that made something at since). A zombie
+// (a process that has ended and that its parent has not reaped: a
+// heapscope killed whose parent went first, which a container's init
+// may never reap) runs nothing. Where /proc cannot tell when it
+// started, a running pid counts as alive.
 func Alive(pid int, since time.Time) bool {
 	dir := "/proc/" + strconv.Itoa(pid)
-	if _, err := os.Stat(dir); err != nil {
+	stat, err := os.ReadFile(dir + "/stat")
+	if err != nil {
 		return false
+	}
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 {
+		if f := strings.Fields(string(stat[i+1:])); len(f) > 0 && (f[0] == "Z" || f[0] == "X") {
+			return false
+		}
 	}
 	start, ok := ProcessStart(dir)
 	return !ok || !start.After(since.Add(2*time.Second))

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -36,6 +37,23 @@ func TestSweep(t *testing.T) {
 	}
 	defer later.Process.Kill()
 	reused := strconv.Itoa(later.Process.Pid)
+	// A process that has ended and is not reaped yet: a zombie.
+	z := exec.Command("true")
+	if err := z.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer z.Wait()
+	zombie := strconv.Itoa(z.Process.Pid)
+	for i := 0; ; i++ {
+		b, _ := os.ReadFile("/proc/" + zombie + "/stat")
+		if strings.Contains(string(b), ") Z ") {
+			break
+		}
+		if i > 1000 {
+			t.Fatalf("true did not end: %s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	old := time.Now().Add(-time.Hour)
 
 	files := map[string]bool{ // name -> removed by Sweep(dir, true)
@@ -44,6 +62,7 @@ func TestSweep(t *testing.T) {
 		".heapscope-" + dead + "-456.hprof.tmp":             true,
 		".heapscope-exit-" + dead + "-9.tmp.hprof":          true,
 		".heapscope-" + reused + "-1.tmp":                   true, // older than its pid's process
+		".heapscope-" + zombie + "-2.tmp":                   true, // its maker ended, not reaped
 		".0001-" + dead + "-exit.pysnap." + dead + ".0.tmp": true, // an agent's
 		".0002-" + dead + "-signal.heapsnapshot.tmp":        true, // the preload's
 		".0003-" + me + "-signal.heapsnapshot.tmp":          false,
@@ -52,6 +71,7 @@ func TestSweep(t *testing.T) {
 		"notes.tmp":                                         false,
 	}
 	dirs := map[string]bool{
+		".heapscope-" + reused + "-stage":  true, // changed since, but made before its pid's process started
 		".heapscope-" + dead + "-abc":      true, // an attach stage
 		"heapscope-attach-" + dead + "-x":  true,
 		"heapscope-run-" + dead + "-y":     true,
@@ -69,6 +89,13 @@ func TestSweep(t *testing.T) {
 		}
 	}
 	os.Chtimes(filepath.Join(dir, ".heapscope-"+reused+"-1.tmp"), old, old)
+	// A stage its maker wrote into long ago, which the process captured
+	// changed just now (a new status file).
+	stage := filepath.Join(dir, ".heapscope-"+reused+"-stage")
+	os.Chtimes(filepath.Join(stage, "inside"), old, old)
+	if err := os.WriteFile(filepath.Join(stage, "status"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// A symbolic link named as a leftover is never followed nor removed.
 	target := t.TempDir()
 	link := ".heapscope-" + dead + "-link.tmp"
