@@ -28,11 +28,11 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 2 {
 		return usagef("diff takes 2 snapshots, or directories of many processes' snapshots, got 1 snapshot")
 	}
-	before, bsrc, err := load(pos[0], stderr, a.out.verbose, a.out.inflate.withoutEdges())
+	before, bsrc, err := loadNth(pos[0], 1, 2, stderr, a.out.verbose, a.out.inflate.withoutEdges())
 	if err != nil {
 		return err
 	}
-	after, asrc, err := load(pos[1], stderr, a.out.verbose, a.out.inflate.withoutEdges())
+	after, asrc, err := loadNth(pos[1], 2, 2, stderr, a.out.verbose, a.out.inflate.withoutEdges())
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func loadThree(cmd string, pos []string, stderr io.Writer, verbose, mixed bool, 
 	var srcs []report.Source
 	s := series{cmd: cmd, mixed: mixed}
 	for i, p := range pos {
-		g, src, err := load(p, stderr, verbose, inflate)
+		g, src, err := loadNth(p, i+1, len(pos), stderr, verbose, inflate)
 		if err != nil {
 			return gs, nil, err
 		}

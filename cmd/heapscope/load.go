@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,7 +20,13 @@ import (
 // person at a terminal what it is doing when that takes more than a
 // second. With verbose, it lists the snapshot's warnings on stderr.
 func load(path string, stderr io.Writer, verbose bool, inflate inflateFlag) (*heap.Graph, report.Source, error) {
-	g, src, err := loadQuiet(path, stderr, inflate)
+	return loadNth(path, 0, 0, stderr, verbose, inflate)
+}
+
+// loadNth is load of the i-th snapshot (from 1) of n a command reads,
+// which its progress says; n 0: one snapshot.
+func loadNth(path string, i, n int, stderr io.Writer, verbose bool, inflate inflateFlag) (*heap.Graph, report.Source, error) {
+	g, src, err := loadQuietNth(path, i, n, stderr, inflate)
 	if err == nil {
 		writeWarnings(stderr, path, g, verbose)
 	}
@@ -29,8 +36,12 @@ func load(path string, stderr io.Writer, verbose bool, inflate inflateFlag) (*he
 // loadQuiet is load without the snapshot's warnings, for a caller that
 // sums them up over many snapshots.
 func loadQuiet(path string, stderr io.Writer, inflate inflateFlag) (*heap.Graph, report.Source, error) {
+	return loadQuietNth(path, 0, 0, stderr, inflate)
+}
+
+func loadQuietNth(path string, i, n int, stderr io.Writer, inflate inflateFlag) (*heap.Graph, report.Source, error) {
 	var g *heap.Graph
-	err := withProgress(stderr, "reading "+path, func() error {
+	err := withProgress(stderr, readingText(path, i, n), func() error {
 		var err error
 		g, err = inflate.open.Open(path)
 		return err
@@ -44,8 +55,25 @@ func loadQuiet(path string, stderr io.Writer, inflate inflateFlag) (*heap.Graph,
 	return g, report.Source{Path: path, Overview: analyze.Describe(g)}, nil
 }
 
+// readingText is what the progress says while path is read: its size
+// when it is a file, and which of n snapshots it is ("reading
+// b.heapsnapshot (2 of 3, 113.0 MiB)").
+func readingText(path string, i, n int) string {
+	var what []string
+	if n > 1 {
+		what = append(what, fmt.Sprintf("%d of %d", i, n))
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && path != "-" {
+		what = append(what, report.Bytes(uint64(fi.Size())))
+	}
+	if len(what) == 0 {
+		return "reading " + path
+	}
+	return "reading " + path + " (" + strings.Join(what, ", ") + ")"
+}
+
 // withProgress runs fn; if stderr is a terminal and fn takes more than a
-// second, it shows msg on stderr until fn returns.
+// second, it shows msg on stderr until fn returns (see showProgress).
 func withProgress(stderr io.Writer, msg string, fn func() error) (err error) {
 	crash.Note(msg)
 	defer crash.Note("")
@@ -54,21 +82,42 @@ func withProgress(stderr io.Writer, msg string, fn func() error) (err error) {
 		timed(msg, func() { err = fn() })
 		return err
 	}
+	return showProgress(f, msg, time.Second, func() error {
+		timed(msg, func() { err = fn() })
+		return err
+	})
+}
+
+// showProgress runs fn; once fn has run for after, it shows msg on w
+// with the seconds since fn started ("reading a.hprof (1.0 GiB)... 7s"),
+// redrawn in place each second, and clears the line when fn returns.
+func showProgress(w io.Writer, msg string, after time.Duration, fn func() error) error {
+	start := time.Now()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		wait := time.NewTimer(after)
+		defer wait.Stop()
 		select {
 		case <-done:
 			return
-		case <-time.After(time.Second):
+		case <-wait.C:
 		}
-		fmt.Fprintf(f, "%s...", msg)
-		<-done
-		fmt.Fprint(f, "\r\033[K")
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			fmt.Fprintf(w, "\r\033[K%s... %ds", msg, int(time.Since(start).Seconds()))
+			select {
+			case <-done:
+				fmt.Fprint(w, "\r\033[K")
+				return
+			case <-tick.C:
+			}
+		}
 	}()
-	timed(msg, func() { err = fn() })
+	err := fn()
 	close(done)
 	wg.Wait()
 	return err

@@ -31,8 +31,8 @@ func runTrend(args []string, stdout, stderr io.Writer) error {
 	var snaps []*heap.Graph
 	var srcs []report.Source
 	s := series{cmd: "trend", mixed: *mixed}
-	for _, p := range pos {
-		g, src, err := load(p, stderr, a.out.verbose, a.out.inflate)
+	for i, p := range pos {
+		g, src, err := loadNth(p, i+1, len(pos), stderr, a.out.verbose, a.out.inflate)
 		if err != nil {
 			return err
 		}

@@ -37,8 +37,8 @@ func runWeb(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var snaps []*web.Snapshot
-	for _, p := range pos {
-		g, _, err := load(p, stderr, *verbose, inflate)
+	for i, p := range pos {
+		g, _, err := loadNth(p, i+1, len(pos), stderr, *verbose, inflate)
 		if err != nil {
 			return err
 		}

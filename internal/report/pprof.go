@@ -31,7 +31,7 @@ func PprofTop(w io.Writer, src Source, taken time.Time, c analyze.DomChains) err
 	p := newPprof(src, taken)
 	p.Comments = append(p.Comments,
 		"stacks are dominator chains from the roots: a frame's total is what its objects retain",
-		fmt.Sprintf("a frame whose objects retain less than %d bytes is a leaf named by their type, with what was below it (%d objects counted so)", c.MinRetained, c.Folded))
+		fmt.Sprintf("a frame whose objects retain less than %s bytes is a leaf named by their type, with what was below it (%s objects counted so)", Count(int(c.MinRetained)), Count(c.Folded)))
 	locs := make([]*profile.Location, len(c.Frames))
 	for i, f := range c.Frames {
 		locs[i] = p.location(f.Label)

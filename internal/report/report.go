@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -204,17 +205,21 @@ func SignedBytes(n int64) string {
 // Count formats an integer with thousands separators: "1,234,567".
 func Count(n int) string {
 	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
+	if digits, neg := strings.CutPrefix(s, "-"); neg {
+		return "-" + thousands(digits)
+	}
+	return thousands(s)
+}
+
+// thousands puts a comma between each group of three digits of a run of
+// digits, from the right.
+func thousands(digits string) string {
 	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
+	for i, r := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
 			b.WriteByte(',')
 		}
 		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
 	}
 	return b.String()
 }
@@ -225,6 +230,18 @@ func SignedCount(n int) string {
 		return "+" + Count(n)
 	}
 	return Count(n)
+}
+
+// SignedFloat formats a change per snapshot with its sign, one decimal
+// and thousands separators: "+19,436.5", "-0.5", "+0.0".
+func SignedFloat(v float64) string {
+	s := strconv.FormatFloat(math.Abs(v), 'f', 1, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	sign := "+"
+	if v < 0 && s != "0.0" {
+		sign = "-"
+	}
+	return sign + thousands(whole) + "." + frac
 }
 
 // WriteJSON writes v as indented JSON and a newline.

@@ -66,7 +66,7 @@ func SitesLine(a *analyze.Allocations) string {
 		s := a.Sites[0]
 		line := fmt.Sprintf("%s (%s, %s)", StackText(s.Stack, 1), objectsText(s.Count), Bytes(s.Bytes))
 		if n := len(a.Sites) - 1; n > 0 {
-			line += fmt.Sprintf(" and %d more", n)
+			line += " and " + Count(n) + " more"
 		}
 		parts = append(parts, line)
 	}

@@ -81,7 +81,7 @@ func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types 
 		t := Table{Columns: []Column{{"growth", false}, {"per snapshot", true}, {"bytes per snapshot", true}, {"counts (or bytes)", false}, {"type", false}}}
 		for _, r := range types {
 			label, values := growthText(r)
-			t.Add(label, fmt.Sprintf("%+.1f", r.PerSnapshot), SignedBytes(int64(r.BytesPerSnapshot)), values, r.Type)
+			t.Add(label, SignedFloat(r.PerSnapshot), SignedBytes(int64(r.BytesPerSnapshot)), values, r.Type)
 		}
 		if err := t.Write(w, f); err != nil {
 			return err
@@ -96,7 +96,7 @@ func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types 
 	} else {
 		t := Table{Columns: []Column{{"per snapshot", true}, {"counts", false}, {"type", false}, {"held by", false}}}
 		for _, p := range rep.Paths {
-			t.AddPath(signatureSteps(p.Group), fmt.Sprintf("%+.1f", p.PerSnapshot), series(p.Counts), p.Type)
+			t.AddPath(signatureSteps(p.Group), SignedFloat(p.PerSnapshot), series(p.Counts), p.Type)
 		}
 		if err := t.Write(w, f); err != nil {
 			return err
@@ -109,7 +109,7 @@ func Trend(w io.Writer, f Format, srcs []Source, rep analyze.TrendReport, types 
 	}
 	t := Table{Columns: []Column{{"entries per snapshot", true}, {"entries", false}, {"retained", true}, {"type", false}, {"path", false}}}
 	for _, c := range rep.Collections {
-		t.AddPath(pathSteps(c.Path), fmt.Sprintf("%+.1f", c.PerSnapshot), series(c.Entries), Bytes(c.Retained), c.Type)
+		t.AddPath(pathSteps(c.Path), SignedFloat(c.PerSnapshot), series(c.Entries), Bytes(c.Retained), c.Type)
 	}
 	return t.Write(w, f)
 }

@@ -142,7 +142,7 @@ func Warnings(w io.Writer, path, runtime string, msgs []string, verbose bool) er
 	case unexpected == len(msgs):
 		verdict = "the snapshot may be damaged or incomplete"
 	default:
-		verdict = fmt.Sprintf("%d of them unexpected: the snapshot may be damaged or incomplete", unexpected)
+		verdict = Count(unexpected) + " of them unexpected: the snapshot may be damaged or incomplete"
 	}
 	_, err := fmt.Fprintf(w, "%s: %s (%s), %s; -v explains %s\n", path, plural(len(msgs), "warning"), strings.Join(kinds, ", "), verdict, them)
 	return err

@@ -1,0 +1,31 @@
+package report
+
+import (
+	"math"
+	"testing"
+)
+
+// TestNumbers: counts and changes per snapshot have thousands
+// separators, signs where they are changes, one decimal for rates.
+func TestNumbers(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{Count(0), "0"},
+		{Count(999), "999"},
+		{Count(1000), "1,000"},
+		{Count(-1234567), "-1,234,567"},
+		{Count(math.MinInt64), "-9,223,372,036,854,775,808"},
+		{SignedCount(27947), "+27,947"},
+		{SignedCount(-12), "-12"},
+		{SignedFloat(19436.5), "+19,436.5"},
+		{SignedFloat(-1234567.25), "-1,234,567.2"},
+		{SignedFloat(999.96), "+1,000.0"},
+		{SignedFloat(0), "+0.0"},
+		{SignedFloat(-0.04), "+0.0"},
+		{SignedFloat(-0.5), "-0.5"},
+		{SignedFloat(300), "+300.0"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
