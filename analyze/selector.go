@@ -131,9 +131,18 @@ func IDText(g *heap.Graph, id heap.ObjectID) string {
 }
 
 // selectLoose is [Select] for a bare name (Selector.Loose) that no type
-// has: the first of these that picks something.
+// has: what [selectLooseName] finds for it, else the objects it names
+// by where they are (see [selectPlaced]).
 func selectLoose(g *heap.Graph, s Selector) []heap.ObjectID {
-	name := s.Type
+	if out := selectLooseName(g, s.Type); out != nil {
+		return out
+	}
+	return selectPlaced(g, s.Type)
+}
+
+// selectLooseName is what a bare name that no type has picks: the first
+// of these that picks something.
+func selectLooseName(g *heap.Graph, name string) []heap.ObjectID {
 	if out := selectNamed(g, name); out != nil {
 		return out
 	}
@@ -225,6 +234,9 @@ func NoMatch(g *heap.Graph, s Selector, text string) string {
 		return " (no value contains that text)"
 	}
 	name := s.Type
+	if s.Loose {
+		name = placedWhat(name) // "300 Session in Map at ..." is near what Session is
+	}
 	if s.Class != "" {
 		name = s.Class
 	}
@@ -261,9 +273,10 @@ const maxNameLen = 200
 
 // NearestNames returns up to k of the names g's objects go by (type
 // names and objects' own names) nearest to name: first those equal to it
-// but for case, then those that contain it or that it contains (any
-// case), then those within an edit distance of a third of its length (at
-// least 2); shortest first within each, then in name order. A name with
+// but for case, then those that contain it (any case; shortest first),
+// then those within an edit distance of a third of its length (at least
+// 2) and those it contains (a part of it), nearest first by edit
+// distance; then in name order. A name with
 // a kind in parentheses ("onTick (closure)") is compared without it,
 // unless name has one too.
 func NearestNames(g *heap.Graph, name string, k int) []string {
@@ -297,8 +310,12 @@ func NearestNames(g *heap.Graph, name string, k int) []string {
 		switch {
 		case l == lower:
 			cands = append(cands, cand{n, 0, 0})
-		case len(lower) >= 3 && (strings.Contains(l, lower) || strings.Contains(lower, l) && 2*len(l) >= len(lower)):
-			cands = append(cands, cand{n, 1, abs(len(l) - len(name))})
+		case len(lower) >= 3 && strings.Contains(l, lower):
+			cands = append(cands, cand{n, 1, len(l) - len(lower)})
+		case len(lower) >= 3 && strings.Contains(lower, l) && 2*len(l) >= len(lower):
+			// A part of the name: as near as the letters it lacks, beside
+			// the misspellings.
+			cands = append(cands, cand{n, 2, len(lower) - len(l)})
 		default:
 			if abs(len(l)-len(name)) > maxDist {
 				continue

@@ -62,7 +62,12 @@ Why it stays alive, and what is wasted:
 	                            a bare NAME no type has is what else
 	                            heapscope prints it for: an object's name
 	                            (module app), a class's, a function's
-	                            closures (onTick), a row of leaks or diff;
+	                            closures (onTick), a row of leaks or diff,
+	                            a finding, holder or suspect as leaks and
+	                            top print it (300 RequestContext in Map at
+	                            system / Context.contexts: the objects of
+	                            that type the holder there keeps; dict at
+	                            module app.cache);
 	                            a selector that picks nothing says the
 	                            nearest names; --weak follows weak
 	                            references too

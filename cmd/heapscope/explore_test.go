@@ -88,10 +88,14 @@ func selected(t *testing.T, snap, sel string) (int, error) {
 func checkPrintedNames(t *testing.T, snaps []string) {
 	var lk struct {
 		Rows []struct {
+			Text    string `json:"text"`
 			Type    string `json:"type"`
 			Classes string `json:"classes"`
 			Types   int    `json:"types"`
 			Count   int    `json:"count"`
+			Holders []struct {
+				Text string `json:"text"`
+			} `json:"holders"`
 		} `json:"rows"`
 	}
 	runJSON(t, &lk, "leaks", "--json", "--top", "0", snaps[0], snaps[1], snaps[2])
@@ -110,14 +114,38 @@ func checkPrintedNames(t *testing.T, snaps []string) {
 		if err != nil || n < r.Count {
 			t.Errorf("leaks prints %q (%d objects); why selects %d: %v", label, r.Count, n, err)
 		}
+		// The finding as its title says it ("300 RequestContext in Map
+		// at system / Context.contexts"): at least as many objects as
+		// it counts of its first kind, all held there.
+		var first int
+		fmt.Sscanf(strings.ReplaceAll(r.Text, ",", ""), "%d", &first)
+		if n, err := selected(t, snaps[2], r.Text); err != nil || n < max(first, 1) {
+			t.Errorf("leaks prints finding %q; why selects %d objects: %v", r.Text, n, err)
+		}
+		for _, h := range r.Holders {
+			if strings.HasPrefix(h.Text, "the objects of ") {
+				continue // another finding's, which why does not know
+			}
+			if n, err := selected(t, snaps[2], h.Text); err != nil || n < 1 {
+				t.Errorf("leaks prints holder %q; why selects %d objects: %v", h.Text, n, err)
+			}
+		}
 	}
 	var top struct {
 		Objects [][]json.RawMessage `json:"objects"` // see topRowOf
 		Types   []struct {
 			Type string `json:"type"`
 		} `json:"types"`
+		Suspects []struct {
+			Text string `json:"text"`
+		} `json:"suspects"`
 	}
 	runJSON(t, &top, "top", "--json", "--top", "15", snaps[2])
+	for _, s := range top.Suspects {
+		if n, err := selected(t, snaps[2], s.Text); err != nil || n < 1 {
+			t.Errorf("top prints suspect %q; why selects %d objects: %v", s.Text, n, err)
+		}
+	}
 	if len(top.Objects) == 0 {
 		t.Fatal("top lists no objects to check")
 	}
