@@ -118,8 +118,8 @@ func TestWhatKinds(t *testing.T) {
 	}
 }
 
-// TestNearestNames: a misspelling of a name comes before the shorter
-// names the text contains.
+// TestNearestNames: names come by their edit distance, whether they
+// are misspellings, contain the text or are part of it.
 func TestNearestNames(t *testing.T) {
 	g := heaptest.MustParse(t, `
 runtime v8
@@ -136,6 +136,8 @@ d RequestContext+(closure) 8
 	}{
 		{"RequstContext", []string{"RequestContext", "RequestContext (closure)", "context (closure)"}},
 		{"tick", []string{"onTick (closure)"}},
+		{"Reqst", nil},
+		{"Context", []string{"context (closure)", "RequestContext", "RequestContext (closure)"}},
 		{"requestcontext", []string{"RequestContext", "RequestContext (closure)", "context (closure)"}},
 	} {
 		if got := NearestNames(g, tc.name, 5); !slices.Equal(got, tc.want) {

@@ -273,10 +273,10 @@ const maxNameLen = 200
 
 // NearestNames returns up to k of the names g's objects go by (type
 // names and objects' own names) nearest to name: first those equal to it
-// but for case, then those that contain it (any case; shortest first),
-// then those within an edit distance of a third of its length (at least
-// 2) and those it contains (a part of it), nearest first by edit
-// distance; then in name order. A name with
+// but for case, then by edit distance (any case) those that contain it,
+// those it contains (a part of it at least half its length) and those
+// within an edit distance of a third of its length (at least 2), the
+// misspellings after the others at one distance; then in name order. A name with
 // a kind in parentheses ("onTick (closure)") is compared without it,
 // unless name has one too.
 func NearestNames(g *heap.Graph, name string, k int) []string {
@@ -296,6 +296,7 @@ func NearestNames(g *heap.Graph, name string, k int) []string {
 		name string
 		rank int
 		dist int
+		miss bool // a misspelling, after a name it is part of at the same distance
 	}
 	var cands []cand
 	maxDist := max(2, len(name)/3)
@@ -309,19 +310,18 @@ func NearestNames(g *heap.Graph, name string, k int) []string {
 		}
 		switch {
 		case l == lower:
-			cands = append(cands, cand{n, 0, 0})
-		case len(lower) >= 3 && strings.Contains(l, lower):
-			cands = append(cands, cand{n, 1, len(l) - len(lower)})
-		case len(lower) >= 3 && strings.Contains(lower, l) && 2*len(l) >= len(lower):
-			// A part of the name: as near as the letters it lacks, beside
-			// the misspellings.
-			cands = append(cands, cand{n, 2, len(lower) - len(l)})
+			cands = append(cands, cand{n, 0, 0, false})
+		case len(lower) >= 3 && (strings.Contains(l, lower) || strings.Contains(lower, l) && 2*len(l) >= len(lower)):
+			// A name that contains it, or a part of it: as near as the
+			// letters between them (their edit distance), beside the
+			// misspellings.
+			cands = append(cands, cand{n, 1, abs(len(l) - len(lower)), false})
 		default:
 			if abs(len(l)-len(name)) > maxDist {
 				continue
 			}
 			if d := EditDistance(lower, l); d <= maxDist && d < len(name) {
-				cands = append(cands, cand{n, 2, d})
+				cands = append(cands, cand{n, 1, d, true})
 			}
 		}
 	}
@@ -331,6 +331,12 @@ func NearestNames(g *heap.Graph, name string, k int) []string {
 		}
 		if a.dist != b.dist {
 			return a.dist - b.dist
+		}
+		if a.miss != b.miss {
+			if a.miss {
+				return 1
+			}
+			return -1
 		}
 		return strings.Compare(a.name, b.name)
 	})

@@ -168,6 +168,24 @@ func checkPrintedNames(t *testing.T, snaps []string) {
 				t.Errorf("top prints %s %s; why %q selects %d objects: %v", label, o.Addr, sel, n, err)
 			}
 		}
+		// tree starts at the object as top prints it.
+		var tr struct {
+			Lines []struct {
+				Addr string `json:"addr"`
+			} `json:"lines"`
+		}
+		runJSON(t, &tr, "tree", "--json", "--depth", "0", "--from", forms[1], snaps[2])
+		if len(tr.Lines) == 0 || tr.Lines[0].Addr != o.Addr {
+			t.Errorf("tree --from %q starts at %+v, want %s", forms[1], tr.Lines, o.Addr)
+		}
+	}
+	// A --from that picks many objects names some of them.
+	if len(top.Types) > 0 {
+		var stdout, stderr bytes.Buffer
+		err := run([]string{"tree", "--from", top.Types[0].Type, snaps[2]}, &stdout, &stderr)
+		if n, _ := selected(t, snaps[2], top.Types[0].Type); n > 1 && (err == nil || !strings.Contains(err.Error(), "wants one object")) {
+			t.Errorf("tree --from %q (%d objects): %v, want it to ask for one", top.Types[0].Type, n, err)
+		}
 	}
 	closures := 0
 	for _, ty := range top.Types {

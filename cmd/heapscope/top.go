@@ -125,7 +125,7 @@ func runTree(args []string, stdout, stderr io.Writer) error {
 	a := newAnalysis("tree", "SNAPSHOT", stderr, 10)
 	depth := a.fs.Int("depth", 3, "show `N` levels below the start")
 	minSize := a.fs.String("min-size", "0", "hide subtrees retaining less than `BYTES` (suffixes K, M, G)")
-	from := a.fs.String("from", "", "start at this object (its id: 0x7f3a... or, for V8, @47297) instead of the roots")
+	from := a.fs.String("from", "", "start at this object instead of the roots: its id (0x7f3a... or, for V8, @47297), as heapscope prints it (Server @47297), or any selector that picks one object (dict at module app.cache)")
 	pos, f, err := a.parse(args, 1, 1)
 	if err != nil {
 		return err
@@ -141,15 +141,9 @@ func runTree(args []string, stdout, stderr io.Writer) error {
 	g := an.g
 	start := analyze.SuperRoot
 	if *from != "" {
-		addr, err := analyze.ParseID(*from)
-		if err != nil {
-			return usagef("--from wants an object id such as 0x7f3a0c2b1e40 or @47297: %v", err)
+		if start, err = oneObject(g, *from, pos[0]); err != nil {
+			return err
 		}
-		id, ok := g.FindAddr(addr)
-		if !ok {
-			return fmt.Errorf("no object at %s in %s", *from, pos[0])
-		}
-		start = id
 	}
 	lines := analyze.TreeView(an.tree, start, analyze.TreeOptions{MaxDepth: *depth, MinRetained: min, MaxChildren: a.out.top})
 	return report.Tree(a.fit(stdout), f, src, an.tree, lines)
@@ -264,6 +258,29 @@ func runDuplicates(args []string, stdout, stderr io.Writer) error {
 		Content: cut(content, a.out.top), ContentTotal: len(content),
 		Values: cut(values, a.out.top), ValuesTotal: len(values),
 		Classes: cut(classes, a.out.top), ClassesTotal: len(classes)})
+}
+
+// oneObject returns the one object selector text picks in g, read from
+// file: an id, an object as heapscope prints it, or any selector that
+// picks one object; an error names the first objects a selector of
+// several picks.
+func oneObject(g *heap.Graph, text, file string) (heap.ObjectID, error) {
+	sel, err := analyze.ParseSelector(text)
+	if err != nil {
+		return 0, usagef("--from wants an object: %v", err)
+	}
+	objs, err := selectObjects(g, sel, text, file)
+	if err != nil {
+		return 0, err
+	}
+	if len(objs) > 1 {
+		ids := make([]string, min(3, len(objs)))
+		for i := range ids {
+			ids[i] = analyze.IDText(g, objs[i])
+		}
+		return 0, usagef("--from wants one object; %s selects %s in %s (%s...): give one's id", text, report.Count(len(objs)), file, strings.Join(ids, ", "))
+	}
+	return objs[0], nil
 }
 
 // selectObjects returns the objects sel (text, as given) picks in g, read
