@@ -18,6 +18,8 @@ import (
 //     gives an address);
 //   - an object as heapscope prints it, its name and identity:
 //     "Server @47297", "app.Item@0x3000"; its name must be the object's;
+//     and its value label after them, quoted ("(string) @86973 \"k850\"",
+//     as the object's value must contain);
 //   - "value:TEXT": objects whose value label contains TEXT;
 //   - "type:NAME": the objects of that exact type;
 //   - "instanceof:NAME": the instances of Java class NAME (qualified)
@@ -52,6 +54,13 @@ func ParseSelector(s string) (Selector, error) {
 		return Selector{}, fmt.Errorf("empty selector")
 	}
 	t := strings.TrimSpace(s)
+	if obj, value, ok := cutValue(t); ok {
+		// An object with its value as heapscope prints it: (string)
+		// @86973 "k850", str@0x7f3a... 'cache'.
+		if label, id, ok := cutIdentity(obj); ok {
+			return Selector{Addr: id, HasAddr: true, Label: label, Value: value}, nil
+		}
+	}
 	if id, ok, err := parseIdentity(t); ok || err != nil {
 		if err != nil {
 			return Selector{}, err
@@ -98,6 +107,26 @@ func parseIdentity(s string) (id uint64, ok bool, err error) {
 		return id, true, nil
 	}
 	return 0, false, nil
+}
+
+// cutValue splits an object as heapscope prints it with its value label,
+// `NAME @47297 "text"` (the label quoted as Go quotes strings), into the
+// object and the value.
+func cutValue(s string) (obj, value string, ok bool) {
+	if !strings.HasSuffix(s, `"`) {
+		return "", "", false
+	}
+	for i := strings.Index(s, ` "`); i > 0; {
+		if v, err := strconv.Unquote(s[i+1:]); err == nil {
+			return strings.TrimSpace(s[:i]), v, true
+		}
+		j := strings.Index(s[i+2:], ` "`)
+		if j < 0 {
+			break
+		}
+		i += 2 + j
+	}
+	return "", "", false
 }
 
 // cutIdentity splits "NAME@0x1f" or "NAME @47297" (an object as
@@ -291,6 +320,16 @@ func NearestNames(g *heap.Graph, name string, k int) []string {
 			}
 		}
 	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	return Nearest(name, names, k)
+}
+
+// Nearest returns up to k of names nearest to name, as [NearestNames]
+// orders them.
+func Nearest(name string, names []string, k int) []string {
 	lower := strings.ToLower(name)
 	type cand struct {
 		name string
@@ -300,7 +339,7 @@ func NearestNames(g *heap.Graph, name string, k int) []string {
 	}
 	var cands []cand
 	maxDist := max(2, len(name)/3)
-	for n := range seen {
+	for _, n := range names {
 		if n == "" || len(n) > maxNameLen || n == name {
 			continue
 		}

@@ -24,6 +24,8 @@ func TestParseSelector(t *testing.T) {
 		{in: "app.Item@0x3000", want: Selector{Addr: 0x3000, HasAddr: true, Label: "app.Item"}},
 		{in: "class app.Cache@0xff10", want: Selector{Addr: 0xff10, HasAddr: true, Label: "class app.Cache"}},
 		{in: "refreshItemView (closure) @12", want: Selector{Addr: 12, HasAddr: true, Label: "refreshItemView (closure)"}},
+		{in: `(string) @86973 "k850"`, want: Selector{Addr: 86973, HasAddr: true, Label: "(string)", Value: "k850"}},
+		{in: `str@0x2000 "a \"b\" c"`, want: Selector{Addr: 0x2000, HasAddr: true, Label: "str", Value: `a "b" c`}},
 		{in: "value:hello", want: Selector{Value: "hello"}},
 		{in: "type:app.Item", want: Selector{Type: "app.Item"}},
 		{in: "class:Model_*", want: Selector{Class: "Model_*"}},
