@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/heapscope/heapscope/analyze"
 	"github.com/heapscope/heapscope/heap"
@@ -14,9 +16,14 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	a := newAnalysis("diff", "BEFORE AFTER", stderr, 20)
 	var sf setFlags
 	sf.register(a.fs)
+	newOf := a.fs.String("new", "", "list the objects of `ROW` (a type as diff names it) that AFTER has and BEFORE had not, as DevTools' Comparison lists a constructor's (V8)")
+	deletedOf := a.fs.String("deleted", "", "list the objects of `ROW` that BEFORE had and AFTER has no longer (V8)")
 	pos, f, err := a.parse(args, 1, 2)
 	if err != nil {
 		return err
+	}
+	if *newOf != "" && *deletedOf != "" {
+		return usagef("--new and --deleted list one row's objects: give one of them")
 	}
 	set, err := sf.openSet("diff", pos)
 	if err != nil {
@@ -44,7 +51,36 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "heapscope: "+w)
 	}
 	rows := analyze.Diff(before, after, diffOptions(before, after))
+	if label := *newOf + *deletedOf; label != "" {
+		return diffObjects(a, f, stdout, bsrc, asrc, before, after, rows, label, *deletedOf != "")
+	}
 	return report.Diff(a.fit(stdout), f, bsrc, asrc, cut(rows, a.out.top), len(rows))
+}
+
+// diffObjects lists the objects of the row of rows named label that are
+// new in after, or with deleted that after no longer has.
+func diffObjects(a *analysisFlags, f report.Format, stdout io.Writer, bsrc, asrc report.Source, before, after *heap.Graph, rows []analyze.TypeDelta, label string, deleted bool) error {
+	if !diffOptions(before, after).Identity {
+		return usagef("--new and --deleted tell objects apart by V8's ids, which these snapshots do not have (%s, %s)", before.Meta().Runtime, after.Meta().Runtime)
+	}
+	var row *analyze.TypeDelta
+	labels := make([]string, 0, len(rows))
+	for i := range rows {
+		l := report.DeltaLabel(rows[i])
+		labels = append(labels, l)
+		if l == label || rows[i].Type == label && row == nil {
+			row = &rows[i]
+		}
+	}
+	if row == nil {
+		return fmt.Errorf("no row of the diff is %q%s", label, nearestText(label, labels))
+	}
+	objs := analyze.DiffObjects(before, after, *row, deleted)
+	g := after
+	if deleted {
+		g = before
+	}
+	return report.DiffObjects(a.fit(stdout), f, bsrc, asrc, g, *row, deleted, cut(objs, a.out.top), len(objs))
 }
 
 // diffOptions compares identities too where they are stable: V8 node
@@ -91,4 +127,18 @@ func diffSet(a *analysisFlags, set *fleet.Set, sf setFlags, f report.Format, std
 	rank := func(c string) int { return map[string]int{"grew": 0, "shrank": 1}[c] }
 	rows := analyze.Aggregate(vals, rank)
 	return report.Fleet(a.fit(stdout), f, src, []report.FleetSection{fleetSection("Types", "type", "change", rows, a.out.top, "no type changed")}, detail)
+}
+
+// nearestText is "; nearest: "A", "B"" for the labels nearest to label,
+// or "" when none is near.
+func nearestText(label string, labels []string) string {
+	near := analyze.Nearest(label, labels, 5)
+	if len(near) == 0 {
+		return ""
+	}
+	q := make([]string, len(near))
+	for i, n := range near {
+		q[i] = strconv.Quote(n)
+	}
+	return "; nearest: " + strings.Join(q, ", ")
 }

@@ -18,7 +18,9 @@ What is there, and what grew:
 	                            why takes it); a Java dump's layout, its
 	                            roots by kind, and the dumps of a file
 	                            that holds several
-	diff BEFORE AFTER           change per type between two snapshots
+	diff BEFORE AFTER           change per type between two snapshots (V8:
+	                            also the objects new and deleted, and
+	                            --new ROW or --deleted ROW lists a row's)
 	trend S1 S2 S3 ...          growth per type over many snapshots, telling
 	                            steady growth from a one-off warm-up; the
 	                            paths that grew; collections whose entry

@@ -348,6 +348,69 @@ func TestExploreNode(t *testing.T) {
 			t.Errorf("retainers onTick shows %d holders, want the listeners Array and its backing store", len(rt.Groups))
 		}
 	})
+	t.Run("diff objects", func(t *testing.T) { checkDiffObjects(t, snaps[0], snaps[2]) })
+}
+
+// checkDiffObjects: diff --new and --deleted list as many objects as the
+// diff's row counts new and deleted, each of the row's type, named as
+// why takes it (that one object); a row that is not there suggests the
+// nearest.
+func checkDiffObjects(t *testing.T, before, after string) {
+	var d struct {
+		Rows []struct {
+			Type    string `json:"type"`
+			Classes string `json:"classes"`
+			Types   int    `json:"types"`
+			New     int    `json:"new"`
+			Deleted int    `json:"deleted"`
+		} `json:"rows"`
+	}
+	runJSON(t, &d, "diff", "--json", "--top", "0", before, after)
+	checked := map[string]bool{}
+	for _, r := range d.Rows {
+		if r.Classes != "" || r.Types > 0 {
+			continue
+		}
+		for _, c := range []struct {
+			which string
+			want  int
+			snap  string
+		}{{"new", r.New, after}, {"deleted", r.Deleted, before}} {
+			if c.want == 0 || checked[c.which] && c.want < 50 {
+				continue // every row with many objects, and one with few
+			}
+			checked[c.which] = true
+			var objs struct {
+				Total   int `json:"total"`
+				Objects []struct {
+					Type string `json:"type"`
+					Text string `json:"text"`
+				} `json:"objects"`
+			}
+			runJSON(t, &objs, "diff", "--json", "--top", "0", "--"+c.which, r.Type, before, after)
+			if objs.Total != c.want || len(objs.Objects) != c.want {
+				t.Errorf("diff --%s %q lists %d of %d objects; the diff counts %d", c.which, r.Type, len(objs.Objects), objs.Total, c.want)
+			}
+			for i, o := range objs.Objects {
+				if o.Type != r.Type {
+					t.Errorf("diff --%s %q lists %s", c.which, r.Type, o.Text)
+				}
+				if i < 3 {
+					if n, err := selected(t, c.snap, o.Text); err != nil || n != 1 {
+						t.Errorf("diff --%s prints %q; why selects %d objects: %v", c.which, o.Text, n, err)
+					}
+				}
+			}
+		}
+	}
+	if !checked["new"] || !checked["deleted"] {
+		t.Errorf("no row with new and deleted objects to check: %v", checked)
+	}
+	var stdout, stderr bytes.Buffer
+	err := run([]string{"diff", "--new", "RequstContext", before, after}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), `nearest: "RequestContext"`) {
+		t.Errorf("diff --new RequstContext: %v; want the nearest row RequestContext", err)
+	}
 }
 
 // TestExploreJava: the same on a real JVM's dumps.
@@ -365,5 +428,13 @@ func TestExplorePython(t *testing.T) {
 	t.Run("names", func(t *testing.T) { checkPrintedNames(t, snaps) })
 	t.Run("retainers", func(t *testing.T) {
 		checkRetainers(t, snaps[2], "__main__.RequestContext", ".contexts in dict", "__dict__ in module __main__")
+	})
+	t.Run("diff objects", func(t *testing.T) {
+		// Addresses are reused: new and deleted are V8's only.
+		var stdout, stderr bytes.Buffer
+		err := run([]string{"diff", "--new", "__main__.RequestContext", snaps[0], snaps[2]}, &stdout, &stderr)
+		if exitCode(err) != 2 || !strings.Contains(err.Error(), "V8's ids") {
+			t.Errorf("diff --new of Python snapshots: %v (exit %d), want a misuse that says why", err, exitCode(err))
+		}
 	})
 }
