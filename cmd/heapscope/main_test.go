@@ -162,7 +162,8 @@ func TestMisuse(t *testing.T) {
 		{"why", "testdata/rich.pysnap"},
 		{"why", "testdata/rich.pysnap", "0xZZ"},
 		{"tree", "--min-size", "lots", "testdata/rich.pysnap"},
-		{"tree", "--from", "nowhere", "testdata/rich.pysnap"},
+		{"tree", "--from", "0xZZ", "testdata/rich.pysnap"},
+		{"tree", "--from", "str", "testdata/rich.pysnap"}, // many objects, where it wants one
 		{"summary", "--format", "dot", "testdata/rich.pysnap"},
 		{"retainers", "--depth", "0", "testdata/rich.pysnap", "app.Item"},
 		{"retainers", "testdata/rich.pysnap"},
