@@ -17,8 +17,10 @@ import (
 //     app.Session in java.util.HashMap at class app.Cache.SESSIONS": the
 //     objects a holder keeps (a leak finding, a suspect), with how many;
 //   - "1 list at module app.log": the objects at a place, with how many;
-//   - "1,350 java.lang.String, held by no single object": a group of
-//     objects of a type that top names a suspect.
+//   - "1,350 java.lang.String -> 1,345 byte[], 24 B to 144 B each, held
+//     by no single object", "60 memoryview, held outside the heap": a
+//     group of objects of a type (and what they keep) that top names a
+//     suspect.
 //
 // selectPlaced returns the objects name stands for: for "WHAT in
 // HOLDER", the objects WHAT names whose shortest path from the roots
@@ -36,9 +38,14 @@ func selectPlaced(g *heap.Graph, name string) []heap.ObjectID {
 	if i := strings.LastIndex(name, " ("); i > 0 && strings.HasSuffix(name, " of them)") {
 		name = name[:i] // a holder of many referrers: "dict at module app.x (3 of them)"
 	}
-	if what, ok := strings.CutSuffix(name, ", held by no single object"); ok {
-		// A suspect that is a group of objects of one type.
-		return selectKinds(g, what)
+	for _, group := range []string{", held by no single object", ", held outside the heap"} {
+		if what, ok := strings.CutSuffix(name, group); ok {
+			// A suspect that is a group of objects of one type, with
+			// what they keep: "1,350 java.lang.String -> 1,345 byte[],
+			// 24 B to 144 B each, held by no single object".
+			what, _, _ = strings.Cut(what, " -> ")
+			return selectKinds(g, what)
+		}
 	}
 	left, place, hasAt := cutLast(name, " at ")
 	what, holder, hasIn := cutLast(left, " in ")

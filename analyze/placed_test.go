@@ -82,6 +82,7 @@ func TestSelectPlaced(t *testing.T) {
 		{"2 Object, 1 nothing and 3 more of 2 other types in global at (root)[2]", []string{"Object", "Object"}},
 		// A suspect of top that is a group of one type.
 		{"2 app.Session, held by no single object", []string{"app.Session", "app.Session", "app.Session", "app.Session", "app.Session"}},
+		{"5 app.Session -> 1 list, 40 B each, held outside the heap", []string{"app.Session", "app.Session", "app.Session", "app.Session", "app.Session"}},
 		// Nothing there.
 		{"3 app.Session in list at module app.sessions", nil},
 		{"dict at module app.nowhere", nil},
