@@ -1,0 +1,58 @@
+package spill
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// watchEvery is how often the watchdog reads the resident set: what the
+// process touches between two looks is its margin over 7/8 of the
+// budget.
+const watchEvery = 5 * time.Millisecond
+
+// canMap: arrays may go to files here.
+const canMap = true
+
+func mmap(f *os.File, size int) ([]byte, error) {
+	return syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+}
+
+func unmap(b []byte) { syscall.Munmap(b) }
+
+func dontNeed(b []byte) { syscall.Madvise(b, syscall.MADV_DONTNEED) }
+
+// watch trims the mapped pages whenever the resident set passes 7/8 of
+// the budget. It runs until the process ends.
+func watch() {
+	f, err := os.Open("/proc/self/statm")
+	if err != nil {
+		return
+	}
+	page := int64(os.Getpagesize())
+	buf := make([]byte, 128)
+	for {
+		time.Sleep(watchEvery)
+		l := limit.Load()
+		if l == 0 {
+			continue
+		}
+		if rss := resident(f, buf) * page; rss > l-l/8 {
+			trim()
+		}
+	}
+}
+
+// resident returns the pages the process has in memory (statm's second
+// field), or 0 when it cannot tell.
+func resident(f *os.File, buf []byte) int64 {
+	n, _ := f.ReadAt(buf, 0)
+	fields := bytes.Fields(buf[:n])
+	if len(fields) < 2 {
+		return 0
+	}
+	v, _ := strconv.ParseInt(string(fields[1]), 10, 64)
+	return v
+}
