@@ -206,3 +206,52 @@ func evictions(target, final *heap.Graph, ct, cf *containerIndex, place heap.Obj
 	}
 	return &Bound{Kind: "evicts", Filled: filled, Evicted: gone}
 }
+
+// storeOf returns the store that holds x's entries when x is a container
+// whose kind keeps them in a store of its own (a V8 Map's or WeakMap's
+// hash table, a HashMap's table); ok is false otherwise.
+func (h *containerIndex) storeOf(x heap.ObjectID) (heap.ObjectID, bool) {
+	if h.kindOf == nil || h.kindOf[h.g.Type(x)] == 0 {
+		return heap.None, false
+	}
+	k := h.kinds[h.kindOf[h.g.Type(x)]-1]
+	if len(k.Via) == 0 {
+		return heap.None, false
+	}
+	return follow(h.g, x, k.Via, h.names)
+}
+
+// replacedStore reports whether the objects of a finding at place, a
+// container of final, are only the container's new store, put in place
+// of the store it had in baseline (the same container, found by its
+// identity) while its entries did not grow: a hash table rehashed or
+// resized as entries came and went, which is no accumulation. A V8
+// WeakMap whose keys churn replaces its table so; the new table is new
+// since the baseline and alive in final, yet the place holds no more
+// than it did.
+func replacedStore(baseline, final *heap.Graph, cb, cf *containerIndex, place heap.ObjectID, parts []LeakPart) bool {
+	if place == heap.None || len(parts) == 0 {
+		return false
+	}
+	store, ok := cf.storeOf(place)
+	if !ok {
+		return false
+	}
+	for _, p := range parts {
+		n := len(p.Sample.Steps)
+		if p.Count != 1 || n == 0 || p.Sample.Steps[n-1].Object != store {
+			return false
+		}
+	}
+	was, ok := baseline.FindAddr(final.Addr(place))
+	if !ok || baseline.TypeName(baseline.Type(was)) != final.TypeName(final.Type(place)) {
+		return false
+	}
+	old, ok := cb.storeOf(was)
+	if !ok {
+		return false
+	}
+	k := cf.kinds[cf.kindOf[final.Type(place)]-1]
+	kb := cb.kinds[cb.kindOf[baseline.Type(was)]-1]
+	return countEntries(final, store, k.Rule, cf.names) <= countEntries(baseline, old, kb.Rule, cb.names)
+}

@@ -45,8 +45,8 @@ type LeakFinding struct {
 	// they hold, are copies of a few values (see [Copies]): what a
 	// cache whose lookups miss leaves behind.
 	Copies *Copies `json:"copies,omitempty"`
-	// Noise names the catalogue rule the finding matches, when
-	// [LeakOptions].KeepNoise.
+	// Noise names the catalogue rule the finding matches, or is
+	// [RehashNoise], when [LeakOptions].KeepNoise.
 	Noise string `json:"noise,omitempty"`
 
 	key    string // the place's key (see causeIndex.of)
@@ -169,6 +169,12 @@ func verdictOf(gr Gains, b *Bound) Verdict {
 func (gr Gains) InProportion() bool {
 	return gr.New[0] > 0 && gr.New[1] > 0 && 2*gr.New[1] >= gr.New[0]
 }
+
+// RehashNoise is the Noise of a finding whose objects are only its
+// place's new store, put in place of the store the container had in
+// the baseline while its entries did not grow (see replacedStore): a
+// hash table rehashed, not a leak.
+const RehashNoise = "rehash"
 
 // cause is a finding being built: its key (see causeIndex.key), its
 // place's object and the indices of its parts.

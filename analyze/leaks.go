@@ -206,6 +206,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 
 	clean := shortestPaths(final, PathOptions{ExtraRoots: tree.ExtraRoots()}, fresh)
 	ct := newContainerIndex(target)
+	var cb *containerIndex // baseline's, made when a finding needs it
 	for _, c := range causes {
 		f := LeakFinding{Noise: c.noise, key: c.key}
 		// Parts biggest first; the counts are the biggest part's (a
@@ -229,6 +230,19 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 			f.Retained += p.Retained
 		}
 		f.groups = c.parts
+		if c.noise == "" && rep.Mode != IdentityNone {
+			if cb == nil {
+				cb = newContainerIndex(baseline)
+			}
+			if replacedStore(baseline, final, cb, hold, c.place, f.Parts) {
+				rep.Suppressed += len(c.parts)
+				rep.SuppressedObjects += f.Count
+				if !opt.KeepNoise {
+					continue
+				}
+				f.Noise = RehashNoise
+			}
+		}
 		if counts != nil {
 			f.Gains.Counts = sum[:]
 		}

@@ -2,6 +2,7 @@ package analyze_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -299,5 +300,55 @@ func TestV8ReusedIDs(t *testing.T) {
 		if d.Type == "TypeObject" && d.New != 2 {
 			t.Errorf("diff: %d TypeObjects new, want 2", d.New)
 		}
+	}
+}
+
+// TestLeaksRehashedTable: a V8 Map that replaced its hash table between
+// baseline and target, holding no more entries than before, is no leak
+// (a WeakMap whose keys churn does so: eslint's caches); the new table
+// is set aside as RehashNoise, shown with KeepNoise. A Map whose new
+// table holds more entries than the old one, of objects that are all
+// old, still is a finding: the table is all that is new, but the place
+// grew.
+func TestLeaksRehashedTable(t *testing.T) {
+	tables := map[string]string{
+		"t0": "t0@0x11 (array) 64 -> [3]=k1 [4]=v1\n",
+		"t1": "t1@0x13 (array) 64 -> [3]=k1 [4]=v1\n",
+		"u0": "u0@0x15 (array) 64 -> [3]=k2 [4]=v2\n",
+		"u1": "u1@0x17 (array) 128 -> [3]=k2 [4]=v2 [6]=k1 [7]=v1\n",
+	}
+	snap := func(same, grown string) *heap.Graph {
+		return heaptest.MustParse(t, "runtime v8\nroot vm r (root)\nr@0x1 (root) 0 -> [1]=prog\n"+
+			"prog@0x3 Program 40 -> same=m grown=g\n"+
+			"m@0x5 Map 32 -> table="+same+"\n"+
+			"g@0x7 Map 32 -> table="+grown+"\n"+
+			"k1@0x9 Key 16\nv1@0xb Val 16\nk2@0xd Key 16\nv2@0xf Val 16\n"+
+			tables[same]+tables[grown])
+	}
+	baseline, target, final := snap("t0", "u0"), snap("t1", "u1"), snap("t1", "u1")
+	rep := analyze.Leaks(baseline, target, final, analyze.LeakOptions{})
+	at := func(f analyze.LeakFinding) uint64 {
+		if n := len(f.Place.Path.Steps); n > 0 {
+			return final.Addr(f.Place.Path.Steps[n-1].Object)
+		}
+		return 0
+	}
+	if len(rep.Findings) != 1 || at(rep.Findings[0]) != 0x7 {
+		var got []uint64
+		for _, f := range rep.Findings {
+			got = append(got, at(f))
+		}
+		t.Fatalf("findings at %#x, want one, at the Map that grew (0x7)", got)
+	}
+	if rep.Suppressed != 1 || rep.SuppressedObjects != 1 {
+		t.Errorf("suppressed %d parts (%d objects), want the rehashed table, 1 (1)", rep.Suppressed, rep.SuppressedObjects)
+	}
+	rep = analyze.Leaks(baseline, target, final, analyze.LeakOptions{KeepNoise: true})
+	var noise []string
+	for _, f := range rep.Findings {
+		noise = append(noise, f.Noise)
+	}
+	if !slices.Equal(noise, []string{"", analyze.RehashNoise}) {
+		t.Errorf("KeepNoise: findings' noise %q, want the grown Map's none, then %q", noise, analyze.RehashNoise)
 	}
 }
