@@ -75,7 +75,7 @@ func TestExpressLeaks(t *testing.T) {
 	}
 	// The Map is one finding: its values and its keys are parts of it.
 	for _, want := range []string{
-		"onConfigChange (closure) Object.change",
+		"onConfigChange (closure) EventEmitter._events.change",
 		"Session Map at system / Context.sessions",
 		"(string) Map at system / Context.sessions",
 	} {

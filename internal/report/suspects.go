@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/heapscope/heapscope/analyze"
 	"github.com/heapscope/heapscope/heap"
@@ -153,9 +154,17 @@ func PlaceText(p analyze.Path) string {
 	if k > 0 && p.Steps[k].Edge == "__dict__" && strings.HasPrefix(edge, ".") {
 		k--
 	}
+	// Through V8's plain objects, which say nothing by their type, to
+	// the object whose property holds them: "EventEmitter._events.change"
+	// rather than "Object.change".
+	via := ""
+	for k > 0 && p.Steps[k].Type == "Object" && p.Steps[k].Name == "" && p.Steps[k].Kind == heap.Strong && isIdentifier(p.Steps[k].Edge) {
+		via = "." + p.Steps[k].Edge + via
+		k--
+	}
 	st := p.Steps[k]
-	anchor := stepLabel(st.Type, st.Name)
-	if root := rootText(p.RootKind, p.RootName); k == 0 && st.Name == "" && strings.HasPrefix(root, st.Type+" ") {
+	anchor := stepLabel(st.Type, st.Name) + via
+	if root := rootText(p.RootKind, p.RootName); k == 0 && via == "" && st.Name == "" && strings.HasPrefix(root, st.Type+" ") {
 		anchor = root // "module app"
 	}
 	switch {
@@ -174,6 +183,21 @@ func PlaceText(p analyze.Path) string {
 		return anchor + "[" + edge + "]" // V8 names element slots by number
 	}
 	return anchor + "." + edge
+}
+
+// isIdentifier says whether an edge name is a property a programmer
+// writes after a dot: an identifier, not an element index or a symbol.
+func isIdentifier(edge string) bool {
+	if edge == "" {
+		return false
+	}
+	for i, r := range edge {
+		letter := r == '_' || r == '$' || unicode.IsLetter(r)
+		if !letter && (i == 0 || !unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // suspectPath is the path a suspect shows, as steps: the holder's
