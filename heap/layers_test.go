@@ -68,6 +68,10 @@ var leafUsers = map[string][]string{
 	// The page's files (templates, scripts, the chart library): data
 	// that both renderers embed.
 	"internal/web/static": {"renderer", "support"},
+	// Large arrays within a memory budget (--max-memory): the graph's
+	// columns and edges, the readers' indices, the analyses' arrays,
+	// and the command that sets the budget.
+	"internal/spill": {"model", "reader", "analysis", "command", "support"},
 }
 
 // composes names the packages that may import others of their own layer:
