@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/spill"
 )
 
 // SuperRoot names the synthetic node above every root in a [DomTree]. It
@@ -130,13 +131,14 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 	// v, its DFS number at 2v and its count of non-tree predecessors
 	// (then their fill cursor) at 2v+1; al holds, for DFS number i, its
 	// ancestor at 2i and its label at 2i+1.
-	po := make([]uint32, 2*(n+1)) // later: idom by object, then children
-	vert := make([]uint32, n+2)   // DFS number -> object
-	alw := make([]uint64, n+2)    // later: retained sizes
+	// They come from spill, which puts them in files past --max-memory.
+	po := spill.Make[uint32](2 * (n + 1)) // later: idom by object, then children
+	vert := spill.Make[uint32](n + 2)     // DFS number -> object
+	alw := spill.Make[uint64](n + 2)      // later: retained sizes
 	al := u64as32(alw)
-	semi := make([]uint32, n+2)   // edge cursor; then semidominator; then idom by DFS number
-	start := make([]uint32, n+2)  // edge end; then predecessor CSR by DFS number; then DFS parents; then children CSR
-	back := newBitset(len(edges)) // the non-tree retaining edges, by edge index
+	semi := spill.Make[uint32](n + 2)                          // edge cursor; then semidominator; then idom by DFS number
+	start := spill.Make[uint32](n + 2)                         // edge end; then predecessor CSR by DFS number; then DFS parents; then children CSR
+	back := bitset(spill.Make[uint64]((len(edges) + 63) / 64)) // the non-tree retaining edges, by edge index
 
 	N := domDFS(g, edges, rootList, isRoot, po, vert, al, semi, start, back)
 	var hung []heap.ObjectID
@@ -167,7 +169,7 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 		total += c
 	}
 	start[N] = total
-	preds := make([]uint32, total)
+	preds := spill.Make[uint32](int(total))
 	if total > 0 {
 		// Two halves of the targets, one per core: each reads all the
 		// edges but writes only its targets' cursors and lists.
@@ -181,6 +183,7 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 		domFillBack(g, edges, back, po, preds, half, uint32(n))
 		wg.Wait()
 	}
+	spill.Free(back)
 	back = nil
 
 	// Semidominators, in reverse DFS order. Vertex w is "linked" once it
@@ -225,6 +228,7 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 		al[2*int(w)+1] = s
 		start[w+1] = p
 	}
+	spill.Free(preds)
 	preds = nil
 	keepTouches(sink)
 
@@ -295,6 +299,8 @@ func Dominators(g *heap.Graph, opt DomOptions) *DomTree {
 		kids[ks[p]] = vert[i]
 	}
 	wg.Wait()
+	spill.Free(vert)
+	spill.Free(semi)
 	t := &DomTree{
 		g:         g,
 		n:         n,

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/heapscope/heapscope/heap"
+	"github.com/heapscope/heapscope/internal/spill"
 )
 
 // PathOptions adjusts [ShortestPaths].
@@ -70,7 +71,7 @@ func ShortestPaths(g *heap.Graph, opt PathOptions) *Retainers {
 // holds a leak that do not go through the leak (see [Holder]).
 func shortestPaths(g *heap.Graph, opt PathOptions, avoid bitset) *Retainers {
 	n := g.NumObjects()
-	r := &Retainers{g: g, parent: make([]uint32, n), via: make([]heap.Label, n), entry: entryTypes(g)}
+	r := &Retainers{g: g, parent: spill.Make[uint32](n), via: spill.Make[heap.Label](n), entry: entryTypes(g)}
 	for i := range r.parent {
 		r.parent[i] = uint32(Unreachable)
 	}
@@ -82,7 +83,7 @@ func shortestPaths(g *heap.Graph, opt PathOptions, avoid bitset) *Retainers {
 	}
 	// Every object enters the queue at most once: room for all of them
 	// up front costs less than growing it by copies.
-	r.s = &search{opt: opt, isRoot: rootBits(g), avoid: avoid, queue: make([]uint32, 0, n)}
+	r.s = &search{opt: opt, isRoot: rootBits(g), avoid: avoid, queue: spill.MakeCap[uint32](0, n)}
 	return r
 }
 

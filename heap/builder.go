@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"unsafe"
+
+	"github.com/heapscope/heapscope/internal/spill"
 )
 
 // maxWarnings is how many warnings a Graph keeps word for word; beyond
@@ -151,14 +153,9 @@ func (b *Builder) GrowValues(n int) {
 	}
 }
 
-func growTo[T any](s []T, more int) []T {
-	if cap(s)-len(s) >= more {
-		return s
-	}
-	n := make([]T, len(s), max(len(s)+more, 2*cap(s)))
-	copy(n, s)
-	return n
-}
+// growTo is spill.Grow: the builder's columns are the graph's largest
+// arrays, which go to files past --max-memory. s must not be used after.
+func growTo[T any](s []T, more int) []T { return spill.Grow(s, more) }
 
 // GrowStrings preallocates room for n more distinct strings (interned
 // by [Builder.String] or [Builder.Type]), so that a reader that knows
@@ -321,7 +318,7 @@ func (b *Builder) SetRefcount(id ObjectID, n uint32) {
 // growing it with zeros as needed, and returns it.
 func setAt[T any](s []T, c int, id ObjectID, v T) []T {
 	if s == nil {
-		s = make([]T, 0, c)
+		s = spill.MakeCap[T](0, c)
 	}
 	if int(id) < len(s) {
 		s[id] = v
@@ -523,8 +520,13 @@ func (b *Builder) Build() (*Graph, error) {
 		edges = edges[:len(edges):len(edges)]
 	} else if b.targets == ByAddress && len(b.late) == 0 && len(b.tgt) > 0 {
 		edges, newStart, dangling, firstDangling = b.resolveInPlace(n, idx)
+		spill.Free(b.lab)
 	} else {
 		edges, newStart = b.mergeEdges(n, resolve)
+		spill.Free(b.tgt)
+		spill.Free(b.lab)
+		spill.Free(b.ed)
+		spill.Free(b.edgeStart)
 	}
 	b.tgt, b.lab, b.ed, b.late = nil, nil, nil, nil
 	if dangling > 0 {
@@ -666,8 +668,9 @@ func (b *Builder) mergeLate(n int, edges []Edge, start []uint32, firstSrc int, d
 	if cap(edges) >= total {
 		edges = edges[:total]
 	} else {
-		grown := make([]Edge, total, total)
+		grown := spill.Make[Edge](total)
 		copy(grown, edges)
+		spill.Free(edges)
 		edges = grown
 	}
 	dst, hi, li := total, start[n], len(late)-1
@@ -689,13 +692,13 @@ func (b *Builder) mergeLate(n int, edges []Edge, start []uint32, firstSrc int, d
 // mergeEdges copies the edges into their final array, resolving targets
 // and merging in the edges that came out of order.
 func (b *Builder) mergeEdges(n int, resolve func(int, uint64) (ObjectID, bool)) ([]Edge, []uint32) {
-	edges := make([]Edge, 0, b.numEdges()+len(b.late))
+	edges := spill.MakeCap[Edge](0, b.numEdges()+len(b.late))
 	start := b.edgeStart
 	if len(b.late) > 0 {
 		sort.SliceStable(b.late, func(i, j int) bool { return b.late[i].from < b.late[j].from })
 	}
 	li := 0
-	newStart := make([]uint32, n+1)
+	newStart := spill.Make[uint32](n + 1)
 	for src := 0; src < n; src++ {
 		newStart[src] = uint32(len(edges))
 		for k := start[src]; k < start[src+1]; k++ {

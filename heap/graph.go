@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/heapscope/heapscope/internal/spill"
 )
 
 // Meta describes where a snapshot came from.
@@ -276,7 +278,7 @@ func (g *Graph) TotalSize() uint64 {
 // builds a sorted index of addresses (4 bytes per object), once.
 func (g *Graph) FindAddr(a uint64) (ObjectID, bool) {
 	g.addrOnce.Do(func() {
-		order := make([]ObjectID, len(g.addr))
+		order := spill.Make[ObjectID](len(g.addr))
 		for i := range order {
 			order[i] = ObjectID(i)
 		}
@@ -301,15 +303,15 @@ func (g *Graph) Referrers(id ObjectID) []ObjectID {
 // buildReverse builds the reverse CSR: count, prefix sum, fill.
 func (g *Graph) buildReverse() {
 	n := len(g.typ)
-	start := make([]uint32, n+1)
+	start := spill.Make[uint32](n + 1)
 	for _, e := range g.edges {
 		start[e.To+1]++
 	}
 	for i := 1; i <= n; i++ {
 		start[i] += start[i-1]
 	}
-	from := make([]ObjectID, len(g.edges))
-	fill := make([]uint32, n)
+	from := spill.Make[ObjectID](len(g.edges))
+	fill := spill.Make[uint32](n)
 	copy(fill, start[:n])
 	for src := 0; src < n; src++ {
 		for _, e := range g.edges[g.edgeStart[src]:g.edgeStart[src+1]] {
@@ -317,5 +319,6 @@ func (g *Graph) buildReverse() {
 			fill[e.To]++
 		}
 	}
+	spill.Free(fill)
 	g.revStart, g.revFrom = start, from
 }

@@ -40,7 +40,13 @@ func (t *texts) at(i int) string {
 
 func (t *texts) grow(n, bytes int) {
 	t.end = growTo(t.end, n)
-	t.data = growTo(t.data, bytes)
+	// data stays in the Go heap: at's strings share it, and a string
+	// taken while building must not outlive a mapping growTo releases.
+	if cap(t.data)-len(t.data) < bytes {
+		d := make([]byte, len(t.data), max(len(t.data)+bytes, 2*cap(t.data)))
+		copy(d, t.data)
+		t.data = d
+	}
 }
 
 // sortTexts orders a sparse per-object text column by object (stable),

@@ -3,6 +3,8 @@ package hprof
 import (
 	"math/bits"
 	"sort"
+
+	"github.com/heapscope/heapscope/internal/spill"
 )
 
 // addrChunk is how many addresses one chunk of an addrList holds.
@@ -17,7 +19,7 @@ type addrList struct {
 
 func (l *addrList) add(a uint64) {
 	if l.n&(addrChunk-1) == 0 {
-		l.chunks = append(l.chunks, make([]uint64, 0, addrChunk))
+		l.chunks = append(l.chunks, spill.MakeCap[uint64](0, addrChunk))
 	}
 	c := &l.chunks[len(l.chunks)-1]
 	*c = append(*c, a)
@@ -118,8 +120,12 @@ func newAddrIndex(addrs *addrList) *addrIndex {
 			restI = append(restI, uint32(i))
 		}
 		if i%addrChunk == addrChunk-1 {
+			spill.Free(addrs.chunks[i/addrChunk])
 			addrs.chunks[i/addrChunk] = nil
 		}
+	}
+	for _, c := range addrs.chunks {
+		spill.Free(c) // the last, partial chunk
 	}
 	addrs.chunks = nil
 	if len(restK) > 1<<12 {
@@ -162,9 +168,9 @@ func newAddrIndex(addrs *addrList) *addrIndex {
 func newTable(n int, wide bool) table {
 	t := table{n: n}
 	if wide {
-		t.k64 = make([]uint64, n)
+		t.k64 = spill.Make[uint64](n)
 	} else {
-		t.k32 = make([]uint32, n)
+		t.k32 = spill.Make[uint32](n)
 	}
 	return t
 }

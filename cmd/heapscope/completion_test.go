@@ -42,7 +42,7 @@ func TestBashCompletion(t *testing.T) {
 		{[]string{"heapscope", "t"}, []string{"top", "tree", "trend"}},
 		{[]string{"heapscope", "--v"}, []string{"--version"}},
 		{[]string{"heapscope", "summary", "--js"}, []string{"--json"}},
-		{[]string{"heapscope", "tree", "--"}, []string{"--cpuprofile", "--depth", "--dump", "--format", "--from", "--json", "--max-inflated", "--memprofile", "--min-size", "--timings", "--top", "--width"}},
+		{[]string{"heapscope", "tree", "--"}, []string{"--cpuprofile", "--depth", "--dump", "--format", "--from", "--json", "--max-inflated", "--max-memory", "--memprofile", "--min-size", "--timings", "--top", "--width"}},
 		{[]string{"heapscope", "check", "--format", ""}, []string{"text", "json", "junit", "markdown"}},
 		{[]string{"heapscope", "top", "--format", ""}, []string{"text", "json", "markdown", "html", "pprof"}},
 		{[]string{"heapscope", "summary", "--format", "="}, []string{"text", "json", "markdown", "pprof"}},

@@ -223,6 +223,13 @@ Flags every analysis takes:
 	                            gzip V8 snapshot's text; default 64 times the
 	                            compressed size, at least 1G (check and web
 	                            take it too)
+	--max-memory SIZE           keep to about SIZE bytes of memory (suffixes
+	                            K, M, G): past it, the graph's large arrays
+	                            go to memory-mapped files in TMPDIR (unlinked
+	                            at once), so a dump larger than memory opens,
+	                            slower, with the same answers; default 3/4 of
+	                            the machine's memory or of the cgroup's limit
+	                            (check and web take it too)
 	--dump N                    read heap dump N (from 1) of an HPROF file
 	                            that holds several (the old hprof agent
 	                            wrote one per dump request into one file);

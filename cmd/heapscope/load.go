@@ -41,6 +41,7 @@ func loadQuiet(path string, stderr io.Writer, inflate inflateFlag) (*heap.Graph,
 
 func loadQuietNth(path string, i, n int, stderr io.Writer, inflate inflateFlag) (*heap.Graph, report.Source, error) {
 	var g *heap.Graph
+	inflate.memory.apply()
 	err := withProgress(stderr, readingText(path, i, n), func() error {
 		var err error
 		g, err = inflate.open.Open(path)

@@ -65,14 +65,17 @@ func (o *outputFlags) register(fs *flag.FlagSet, top int, stderr io.Writer) {
 
 // inflateFlag is --max-inflated: the most bytes reading one snapshot may
 // write to a temporary file, in the options snapshots are opened with;
-// it registers --dump too, which goes into the same options.
+// it registers --dump too, which goes into the same options, and
+// --max-memory, which every command that reads snapshots takes.
 type inflateFlag struct {
-	open heapfile.Options
+	open   heapfile.Options
+	memory memoryFlag
 }
 
 func (f *inflateFlag) register(fs *flag.FlagSet) {
 	fs.Var(dumpFlag{&f.open.Dump}, "dump", "read heap dump `N` (from 1) of an HPROF file that holds several, as the old hprof agent wrote them (default: the last, the latest state; summary lists them)")
 	fs.Var(f, "max-inflated", "write at most `SIZE` bytes (suffixes K, M, G) to a temporary file to read a snapshot: a gzip HPROF decompressed, or a snapshot from a pipe; also the most text a gzip V8 snapshot may decompress to (default: 64 times the compressed size, at least 1G)")
+	f.memory.register(fs)
 }
 
 // withoutEdges returns the options for a command that needs no
@@ -90,15 +93,22 @@ func (f *inflateFlag) String() string {
 }
 
 func (f *inflateFlag) Set(s string) error {
+	n, err := parseLimit(s)
+	f.open.MaxInflated = n
+	return err
+}
+
+// parseLimit parses a size flag that must be more than 0 bytes (see
+// parseSize), capped at 2^62.
+func parseLimit(s string) (int64, error) {
 	n, err := parseSize(s)
 	if err == nil && n == 0 {
 		err = errors.New("want more than 0 bytes")
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
-	f.open.MaxInflated = int64(min(n, 1<<62))
-	return nil
+	return int64(min(n, 1<<62)), nil
 }
 
 // dumpFlag is --dump: a dump number from 1.

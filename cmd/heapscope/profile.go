@@ -8,6 +8,9 @@ import (
 	"os"
 	"runtime/pprof"
 	"time"
+
+	"github.com/heapscope/heapscope/internal/report"
+	"github.com/heapscope/heapscope/internal/spill"
 )
 
 // profiling is what [stopProfiles] finishes: the CPU profile's file and
@@ -86,6 +89,10 @@ func stopProfiles() error {
 	if profiling.timings != nil {
 		cpu, rss := usage()
 		writeTiming("whole command", time.Since(profiling.start), cpu-profiling.cpu0, rss)
+		if n := spill.Spilled(); n > 0 {
+			fmt.Fprintf(profiling.timings, "timings: past --max-memory (%s), %s of arrays went to files; their pages were dropped %d times\n",
+				report.Bytes(uint64(spill.Limit())), report.Bytes(uint64(n)), spill.Trims())
+		}
 		profiling.timings = nil
 	}
 	if f := profiling.cpu; f != nil {

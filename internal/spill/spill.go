@@ -19,6 +19,8 @@
 // mapping the contents stay in the file and the page cache, from which
 // the next access reads them back), so the resident set stays near the
 // budget, and the page cache is the kernel's to write out and reclaim.
+// It does so only when file-backed pages are over 1/16 of the budget:
+// dropping fewer would gain little and cost their reads back.
 //
 // Arrays from Make hold plain data (a type with pointers always gets
 // ordinary memory: the garbage collector does not look into files), and

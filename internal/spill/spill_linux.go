@@ -25,7 +25,8 @@ func unmap(b []byte) { syscall.Munmap(b) }
 func dontNeed(b []byte) { syscall.Madvise(b, syscall.MADV_DONTNEED) }
 
 // watch trims the mapped pages whenever the resident set passes 7/8 of
-// the budget. It runs until the process ends.
+// the budget and file-backed pages are more than 1/16 of it. It runs
+// until the process ends.
 func watch() {
 	f, err := os.Open("/proc/self/statm")
 	if err != nil {
@@ -39,20 +40,24 @@ func watch() {
 		if l == 0 {
 			continue
 		}
-		if rss := resident(f, buf) * page; rss > l-l/8 {
+		// Only when mapped pages are a good part of the resident set:
+		// dropping a few would gain nothing and cost their reads back.
+		if rss, shared := resident(f, buf); rss*page > l-l/8 && shared*page > l/16 {
 			trim()
 		}
 	}
 }
 
-// resident returns the pages the process has in memory (statm's second
-// field), or 0 when it cannot tell.
-func resident(f *os.File, buf []byte) int64 {
+// resident returns the pages the process has in memory and how many of
+// them are file-backed (statm's second and third fields), or zeros when
+// it cannot tell.
+func resident(f *os.File, buf []byte) (rss, shared int64) {
 	n, _ := f.ReadAt(buf, 0)
 	fields := bytes.Fields(buf[:n])
-	if len(fields) < 2 {
-		return 0
+	if len(fields) < 3 {
+		return 0, 0
 	}
-	v, _ := strconv.ParseInt(string(fields[1]), 10, 64)
-	return v
+	rss, _ = strconv.ParseInt(string(fields[1]), 10, 64)
+	shared, _ = strconv.ParseInt(string(fields[2]), 10, 64)
+	return rss, shared
 }
