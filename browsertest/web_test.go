@@ -828,7 +828,7 @@ func objectPanes(t *testing.T, b *browser, url string, c runtimeCase) {
 	// The same id in why's box selects the one object.
 	b.open(t, "why by id", site(url)+"#/why?s=2")
 	b.run(t, "type the id in why", chromedp.SendKeys(chromedp.CSS(`input[name="selector"]`), id+kb.Enter))
-	b.wait(t, "why of the object", fmt.Sprintf(`document.querySelector('p.verdict').textContent.startsWith(%q)`, id+" selects 1 objects"))
+	b.wait(t, "why of the object", fmt.Sprintf(`document.querySelector('p.verdict').textContent.startsWith(%q)`, id+" selects 1 object held by"))
 }
 
 // summaryObjects opens the leaked type's row of the summary, which

@@ -160,7 +160,7 @@ func TestNodeTransientRoots(t *testing.T) {
 			t.Fatalf("%s: V8's roots hold %d %s directly, want %d: the program no longer sets up the case", c.snap, byRoot, c.held, want)
 		}
 		why := whyText(t, snap, "Item")
-		if !strings.Contains(why, "Item selects 100 objects held by 1 paths") ||
+		if !strings.Contains(why, "Item selects 100 objects held by 1 path") ||
 			!strings.Contains(why, "system / Context -> held Map -> table (array) -> [*] Item") {
 			t.Errorf("%s: why Item does not go through the program's Map:\n%s", c.snap, why)
 		}

@@ -270,7 +270,7 @@ func TestSympyClasses(t *testing.T) {
 	}
 
 	text := whyText(t, snap("c"), "class:f_17")
-	if !strings.Contains(text, "class:f_17 selects 1 objects") || !strings.Contains(text, ".all_classes") {
+	if !strings.Contains(text, "class:f_17 selects 1 object held by") || !strings.Contains(text, ".all_classes") {
 		t.Errorf("why class:f_17:\n%s", text)
 	}
 }

@@ -37,7 +37,7 @@ func Neighbors(w io.Writer, f Format, src Source, t *analyze.DomTree, selector s
 	if out {
 		what = "holds"
 	}
-	line := fmt.Sprintf("%s selects %s objects; %s", selector, Count(selected), neighborsPhrase(out, tree))
+	line := fmt.Sprintf("%s selects %s; %s", selector, plural(selected, "object"), neighborsPhrase(out, tree))
 	if f == Markdown {
 		line = mdLine(line) + "\n"
 	}

@@ -29,8 +29,8 @@ func Retained(w io.Writer, f Format, src Source, picked, set Selection, rows []a
 	if err := header(w, f, src); err != nil {
 		return err
 	}
-	line := fmt.Sprintf("%s selects %s objects (%s); their retained set, what would be freed if all of them went: %s objects, %s",
-		picked.Selector, Count(picked.Objects), Bytes(picked.Bytes), Count(set.Objects), Bytes(set.Bytes))
+	line := fmt.Sprintf("%s selects %s (%s); their retained set, what would be freed if all of them went: %s, %s",
+		picked.Selector, plural(picked.Objects, "object"), Bytes(picked.Bytes), plural(set.Objects, "object"), Bytes(set.Bytes))
 	if f == Markdown {
 		line = mdLine(line) + "\n"
 	}

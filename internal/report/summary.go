@@ -105,7 +105,7 @@ func SummaryOf(w io.Writer, f Format, src Source, sel Selection, rows []analyze.
 		return err
 	}
 	if sel.Selector != "" {
-		line := fmt.Sprintf("%s selects %s objects, %s", sel.Selector, Count(sel.Objects), Bytes(sel.Bytes))
+		line := fmt.Sprintf("%s selects %s, %s", sel.Selector, plural(sel.Objects, "object"), Bytes(sel.Bytes))
 		if f == Markdown {
 			line = mdLine(line) + "\n"
 		}

@@ -44,7 +44,7 @@ func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, sele
 	if err := header(w, f, src); err != nil {
 		return err
 	}
-	line := fmt.Sprintf("%s selects %s objects held by %s paths", selector, Count(selected), Count(len(groups)))
+	line := fmt.Sprintf("%s selects %s held by %s", selector, plural(selected, "object"), plural(len(groups), "path"))
 	if unreached > 0 {
 		line += fmt.Sprintf("; %s reached by no path", Count(unreached))
 	}
@@ -74,7 +74,7 @@ func Why(w io.Writer, f Format, src Source, g *heap.Graph, selector string, sele
 		return more(w, f, len(shown), len(groups), "paths")
 	}
 	for i, grp := range shown {
-		fmt.Fprintf(w, "\n#%d  %s objects, retained %s\n", i+1, Count(grp.Count), Bytes(grp.Retained))
+		fmt.Fprintf(w, "\n#%d  %s, retained %s\n", i+1, plural(grp.Count, "object"), Bytes(grp.Retained))
 		if grp.Count == 1 {
 			io.WriteString(w, wrapSteps("    held by  ", pathSteps(grp.Sample), widthOf(w)))
 		} else {

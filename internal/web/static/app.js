@@ -4,7 +4,7 @@
 'use strict';
 
 (() => {
-  const { el, bytes, count, Table } = HS;
+  const { el, bytes, count, counted, Table } = HS;
   const main = document.getElementById('main');
   const state = { snaps: [], leaks: null };
 
@@ -459,7 +459,7 @@
       name: 'why', filter: 'filter paths', limit: 25,
       source: async (q) => {
         const r = await api(`/api/snapshots/${s}/why`, { [kind]: p[kind], q: q.q, sort: q.sort, desc: q.desc ? 1 : '', offset: q.offset, limit: q.limit });
-        head.textContent = `${r.selector} selects ${count(r.selected)} objects held by ${count(r.total)} paths` + (r.unreached ? `; ${count(r.unreached)} reached by no path` : '');
+        head.textContent = `${r.selector} selects ${counted(r.selected, 'object')} held by ${counted(r.total, 'path')}` + (r.unreached ? `; ${count(r.unreached)} reached by no path` : '');
         drawPaths(pic, s, r.rows.slice(0, 12));
         return r;
       },

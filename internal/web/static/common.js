@@ -17,6 +17,9 @@ const HS = (() => {
   const signedBytes = (n) => (n < 0 ? '-' + bytes(-n) : '+' + bytes(n));
   const count = (n) => Number(n).toLocaleString('en-US');
   const signedCount = (n) => (n > 0 ? '+' : '') + count(n);
+  // counted writes a count with its noun, singular for one: "1 object",
+  // "1,204 objects".
+  const counted = (n, noun) => count(n) + ' ' + noun + (Number(n) === 1 ? '' : 's');
   const signedFloat = (x) => (x >= 0 ? '+' : '') + x.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   const percent = (x) => (100 * x).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }) + '%';
   const series = (xs) => xs.map(count).join(' → ');
@@ -343,7 +346,7 @@ const HS = (() => {
   }
 
   return {
-    bytes, signedBytes, count, signedCount, signedFloat, percent, series, growthText, growthSeries, el, shortName, nameEl, nameOf, idSuffix, objectText, localSource, Table,
+    bytes, signedBytes, count, counted, signedCount, signedFloat, percent, series, growthText, growthSeries, el, shortName, nameEl, nameOf, idSuffix, objectText, localSource, Table,
     pathSteps, pathText, pathView, treeGraph, chart, lineChart, barChart, basename, overviewText, suspectsSection,
   };
 })();
