@@ -14,7 +14,7 @@
 //
 // A mapped file's pages count in the process's resident set while they
 // are mapped in. From the first file on, a watchdog reads the resident
-// set every few milliseconds and, past 7/8 of the budget, drops every
+// set every few milliseconds and, past 3/4 of the budget, drops every
 // mapped page from the process (madvise MADV_DONTNEED: on a shared file
 // mapping the contents stay in the file and the page cache, from which
 // the next access reads them back), so the resident set stays near the

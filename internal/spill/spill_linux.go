@@ -9,9 +9,9 @@ import (
 )
 
 // watchEvery is how often the watchdog reads the resident set: what the
-// process touches between two looks is its margin over 7/8 of the
+// process touches between two looks is its margin over 3/4 of the
 // budget.
-const watchEvery = 5 * time.Millisecond
+const watchEvery = 2 * time.Millisecond
 
 // canMap: arrays may go to files here.
 const canMap = true
@@ -24,7 +24,7 @@ func unmap(b []byte) { syscall.Munmap(b) }
 
 func dontNeed(b []byte) { syscall.Madvise(b, syscall.MADV_DONTNEED) }
 
-// watch trims the mapped pages whenever the resident set passes 7/8 of
+// watch trims the mapped pages whenever the resident set passes 3/4 of
 // the budget and file-backed pages are more than 1/16 of it. It runs
 // until the process ends.
 func watch() {
@@ -42,7 +42,7 @@ func watch() {
 		}
 		// Only when mapped pages are a good part of the resident set:
 		// dropping a few would gain nothing and cost their reads back.
-		if rss, shared := resident(f, buf); rss*page > l-l/8 && shared*page > l/16 {
+		if rss, shared := resident(f, buf); rss*page > l-l/4 && shared*page > l/16 {
 			trim()
 		}
 	}
