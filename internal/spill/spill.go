@@ -19,6 +19,8 @@
 // mapping the contents stay in the file and the page cache, from which
 // the next access reads them back), so the resident set stays near the
 // budget, and the page cache is the kernel's to write out and reclaim.
+// The watchdog gets a P of its own (GOMAXPROCS goes up by one when it
+// starts), so that busy goroutines do not delay it.
 // It does so only when file-backed pages are over 1/16 of the budget:
 // dropping fewer would gain little and cost their reads back.
 //
@@ -37,6 +39,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
@@ -187,8 +190,13 @@ func mapFile(size int64) ([]byte, bool) {
 	mu.Lock()
 	defer mu.Unlock()
 	maps[uintptr(unsafe.Pointer(&b[0]))] = b
-	if !started {
+	if !started && canMap {
 		started = true
+		// One more P than the work uses, so that the watchdog runs when
+		// it wakes, not when the scheduler next preempts a busy
+		// goroutine (10 ms or more): two goroutines clearing mapped
+		// arrays on two Ps outran it by 400 MB.
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
 		go watch()
 	}
 	return b, true
