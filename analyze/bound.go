@@ -13,11 +13,17 @@ type Bound struct {
 	//   - "lru_cache": a functools.lru_cache with a maxsize (sympy's
 	//     cacheit is one), which Max gives;
 	//   - "evicts": entries the place held in target are gone by final,
-	//     so code trims it (Evicted counts them).
+	//     so code trims it (Evicted counts them);
+	//   - "per-object": the place is a field of objects the baseline
+	//     already had, each of which gained one object there, once (an
+	//     attribute set lazily on first use, as sympy computes a cached
+	//     number's assumptions): there can be no more of them than such
+	//     objects, which Max counts.
 	Kind string `json:"kind"`
 	// Max is the limit when the snapshot records it; 0 otherwise.
 	Max int `json:"max,omitempty"`
-	// Filled is how many entries the place holds in final.
+	// Filled is how many entries the place holds in final (per-object:
+	// how many of the objects hold one).
 	Filled int `json:"filled"`
 	// Evicted is how many of the entries it held in target are gone by
 	// final (by identity; Kind "evicts").
@@ -254,4 +260,51 @@ func replacedStore(baseline, final *heap.Graph, cb, cf *containerIndex, place he
 	k := cf.kinds[cf.kindOf[final.Type(place)]-1]
 	kb := cb.kinds[cb.kindOf[baseline.Type(was)]-1]
 	return countEntries(final, store, k.Rule, cf.names) <= countEntries(baseline, old, kb.Rule, cb.names)
+}
+
+// perObject returns the bound of a finding whose place is a field (see
+// [Place].Edge) when what it gained is one object on each of many
+// objects the baseline had, two at least: at, the place's object of
+// each of the finding's objects (those no other leaked object
+// dominates), and gained, that of each object the place gained from
+// target to final (of any type: what an object set once holds may grow
+// too, a list set lazily and appended to ever after), are all
+// distinct. Each such field was set once, and stays set; what
+// the finding can grow to is one object per old object of the place's
+// type, so it is bounded, with Max their number in final (counted once
+// per type in counts). A field that gains again where it had gained
+// before (a chain that grows from one old object's field) is no such
+// bound: nil.
+func perObject(final *heap.Graph, fresh bitset, at, gained []heap.ObjectID, counts map[heap.TypeID]int) *Bound {
+	if len(at) == 0 {
+		return nil
+	}
+	seen := make(map[heap.ObjectID]bool, len(at)+len(gained))
+	for _, list := range [][]heap.ObjectID{at, gained} {
+		for _, p := range list {
+			if p == heap.None || seen[p] {
+				return nil
+			}
+			seen[p] = true
+		}
+	}
+	if len(seen) < 2 {
+		return nil // one field set once: a finding that stopped growing says as much
+	}
+	ty := final.Type(at[0])
+	for p := range seen {
+		if final.Type(p) != ty {
+			return nil
+		}
+	}
+	n, ok := counts[ty]
+	if !ok {
+		for id := range final.NumObjects() {
+			if final.Type(heap.ObjectID(id)) == ty && !fresh.has(uint32(id)) {
+				n++
+			}
+		}
+		counts[ty] = n
+	}
+	return &Bound{Kind: "per-object", Max: n, Filled: len(seen)}
 }

@@ -192,21 +192,25 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		c.parts = append(c.parts, i)
 	}
 	// What each place gained from target to final.
-	gained := map[string]map[string]int{} // place -> type -> objects
+	gained := map[string]map[string]int{}    // place -> type -> objects
+	gainedAt := map[string][]heap.ObjectID{} // place -> the place's object of each
 
 	for _, x := range later {
 		if fin.r.Reached(x) {
-			k := ci.of(x).key
+			pk := ci.of(x)
+			k := pk.key
 			if gained[k] == nil {
 				gained[k] = map[string]int{}
 			}
 			gained[k][final.TypeName(final.Type(x))]++
+			gainedAt[k] = append(gainedAt[k], pk.place)
 		}
 	}
 
 	clean := shortestPaths(final, PathOptions{ExtraRoots: tree.ExtraRoots()}, fresh)
 	ct := newContainerIndex(target)
-	var cb *containerIndex // baseline's, made when a finding needs it
+	var cb *containerIndex           // baseline's, made when a finding needs it
+	perType := map[heap.TypeID]int{} // perObject's counts of old objects by type
 	for _, c := range causes {
 		f := LeakFinding{Noise: c.noise, key: c.key}
 		// Parts biggest first; the counts are the biggest part's (a
@@ -264,6 +268,15 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		f.Bound = lruBound(final, c.place)
 		if f.Bound == nil && rep.Mode != IdentityNone {
 			f.Bound = evictions(target, final, ct, hold, c.place, partTypes(f.Parts))
+		}
+		if f.Bound == nil && rep.Mode != IdentityNone && c.edge != "" {
+			var at []heap.ObjectID
+			for _, i := range c.parts {
+				for _, m := range members[i] {
+					at = append(at, ci.of(m).place)
+				}
+			}
+			f.Bound = perObject(final, fresh, at, gainedAt[c.key], perType)
 		}
 		f.Verdict = verdictOf(f.Gains, f.Bound)
 		if opt.Scaling {

@@ -2,6 +2,7 @@ package analyze_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -350,5 +351,62 @@ func TestLeaksRehashedTable(t *testing.T) {
 	}
 	if !slices.Equal(noise, []string{"", analyze.RehashNoise}) {
 		t.Errorf("KeepNoise: findings' noise %q, want the grown Map's none, then %q", noise, analyze.RehashNoise)
+	}
+}
+
+// TestLeaksSetOncePerObject: objects that a field of objects the
+// baseline already had gains once each (an attribute set on first use:
+// sympy's assumptions of the numbers it caches) are bounded by those
+// objects, however many are set in each interval; a chain that grows
+// from one old object's field is not, nor is a field of new objects.
+func TestLeaksSetOncePerObject(t *testing.T) {
+	lazy := func(set int) *heap.Graph {
+		var b strings.Builder
+		b.WriteString("runtime python\nroot module app app\napp@0x100 module 72 -> .objs=objs .head=head\n")
+		b.WriteString("objs@0x200 list 96 -> [0]=o0 [1]=o1 [2]=o2 [3]=o3 [4]=o4\n")
+		for i := range 5 {
+			fmt.Fprintf(&b, "o%d@%x app.Num 48 ->", i, 0x300+i*0x10)
+			if i < set {
+				fmt.Fprintf(&b, " .facts=f%d", i)
+			}
+			// A log set on o0 and o1 from target on, appended to after.
+			if i < 2 && set > 0 {
+				fmt.Fprintf(&b, " .log=l%d", i)
+			}
+			b.WriteString("\n")
+			if i < set {
+				fmt.Fprintf(&b, "f%d@%x app.Facts 200\n", i, 0x1000+i*0x100)
+			}
+			if i < 2 && set > 0 {
+				fmt.Fprintf(&b, "l%d@%x app.Log 64", i, 0x3000+i*0x100)
+				for j := 2; j < set; j++ {
+					fmt.Fprintf(&b, " -> [%d]=e%d_%d\ne%d_%d@%x app.Entry 32", j, i, j, i, j, 0x4000+i*0x1000+j*0x100)
+				}
+				b.WriteString("\n")
+			}
+		}
+		// A chain from one old node: n1 -> n2 -> ..., longer each time.
+		b.WriteString("head@0x400 app.Node 48")
+		for i := 1; i <= set; i++ {
+			fmt.Fprintf(&b, " -> .next=n%d\nn%d@%x app.Node 48", i, i, 0x2000+i*0x100)
+		}
+		b.WriteString("\n")
+		return heaptest.MustParse(t, b.String())
+	}
+	rep := analyze.Leaks(lazy(0), lazy(2), lazy(4), analyze.LeakOptions{})
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		v := string(f.Verdict)
+		if f.Bound != nil {
+			v += fmt.Sprintf(" %s %d of %d", f.Bound.Kind, f.Bound.Filled, f.Bound.Max)
+		}
+		got[what(f)] = v
+	}
+	// The logs gained entries after target: what a field set once holds
+	// grows, no bound (the entries are not their type: the verdict
+	// counts logs).
+	want := map[string]string{"app.Facts": "bounded per-object 4 of 5", "app.Node": "grows", "app.Log": "stopped"}
+	if !maps.Equal(got, want) {
+		t.Errorf("findings %v, want %v", got, want)
 	}
 }

@@ -17,6 +17,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "text", "output `format`: text, json, junit or markdown")
 	cfgPath := fs.String("config", "", "JSON `file` with allowances, thresholds and suppressions")
 	scaling := fs.Bool("scaling", false, "fail only on findings that grew in proportion from baseline to target to final (snapshots after equal work)")
+	strict := fs.Bool("strict", false, "fail also on findings that stopped growing (objects gained from baseline to target, none from target to final: warm-up, or a cache that filled once), which pass otherwise")
 	var inflate inflateFlag
 	inflate.register(fs)
 	registerProfileFlags(fs, stderr)
@@ -64,6 +65,8 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 			v.Fail, v.Reason = false, "set aside: "+noiseReason(rules, x.Noise)
 		case x.Verdict == analyze.Bounded:
 			v.Fail, v.Reason = false, "a bounded cache, filling: "+report.BoundText(x.Bound)
+		case x.Verdict == analyze.Stopped && !*strict:
+			v.Fail, v.Reason = false, "stopped growing; --strict fails on it"
 		case x.Retained < cfg.MinBytes || x.Count < cfg.MinCount:
 			v.Fail, v.Reason = false, "below the threshold"
 		default:

@@ -28,7 +28,9 @@ func TestCheckExitCodes(t *testing.T) {
 		{"pass", []string{before, "testdata/mid.pysnap", before}, 0}, // what target made is gone by final
 		{"one snapshot thrice", []string{before, before, before}, 2},
 		{"baseline is target", []string{before, before, after}, 2},
-		{"leak", []string{before, after, after}, 1},
+		{"leak", []string{before, "testdata/mid.pysnap", after}, 1}, // grew in both intervals
+		{"stopped", []string{before, after, after}, 0},              // grew, then nothing from target to final
+		{"stopped, strict", []string{"--strict", before, after, after}, 1},
 		{"missing config", []string{"--config", filepath.Join(dir, "nope.json"), before, after, after}, 2},
 		{"bad config", []string{"--config", badJSON, before, after, after}, 2},
 		{"unknown config field", []string{"--config", unknownField, before, after, after}, 2},

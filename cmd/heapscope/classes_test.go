@@ -203,10 +203,7 @@ func TestPythonClassNamesNeedValues(t *testing.T) {
 // records every class it makes in sympy.core.core.all_classes. diff and
 // leaks count them as one family, and why finds the registry for one.
 func TestSympyClasses(t *testing.T) {
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import sympy").Run(); err != nil {
-		t.Skipf("%s cannot import sympy", py)
-	}
+	py := debianPython(t, "sympy")
 	dir := t.TempDir()
 	out := runPythonWith(t, py, "sympyclasses.py", dir)
 	var made struct {

@@ -45,10 +45,7 @@ type leakRows struct {
 // three families are one finding, a part per family, first; sympy's
 // lru_caches, filling, are bounded and come after it.
 func TestSympyHolders(t *testing.T) {
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import sympy").Run(); err != nil {
-		t.Skipf("%s cannot import sympy", py)
-	}
+	py := debianPython(t, "sympy")
 	dir := t.TempDir()
 	var made struct {
 		PerFamily []int `json:"per_family"`

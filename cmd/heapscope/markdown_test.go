@@ -33,7 +33,7 @@ var markdownCases = []struct {
 	{"markup-diff-markdown", []string{"diff", "--format", "markdown", mkBefore, mkAfter}},
 	{"markup-trend-markdown", []string{"trend", "--format", "markdown", mkBefore, mkAfter, mkAfter}},
 	{"markup-leaks-markdown", []string{"leaks", "--format", "markdown", mkBefore, mkAfter, mkAfter}},
-	{"markup-check-markdown", []string{"check", "--format", "markdown", mkBefore, mkAfter, mkAfter}},
+	{"markup-check-markdown", []string{"check", "--strict", "--format", "markdown", mkBefore, mkAfter, mkAfter}},
 	{"markup-top-markdown", []string{"top", "--format", "markdown", mkAfter}},
 	{"markup-tree-markdown", []string{"tree", "--format", "markdown", "--depth", "5", mkAfter}},
 	{"markup-why-markdown", []string{"why", "--format", "markdown", mkAfter, "__main__.Session"}},

@@ -41,6 +41,18 @@ func runPythonWith(t *testing.T, py, script string, args ...string) []byte {
 	return out
 }
 
+// debianPython returns Debian's Python, which has the Debian packages
+// .ci/run installs (sympy, numpy, ...), after checking that it imports
+// modules (a comma-separated list); the test skips when it cannot.
+func debianPython(t *testing.T, modules string) string {
+	t.Helper()
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import "+modules).Run(); err != nil {
+		t.Skipf("%s cannot import %s", py, modules)
+	}
+	return py
+}
+
 // runJSON runs heapscope with args and decodes its JSON output into v.
 func runJSON(t *testing.T, v any, args ...string) {
 	t.Helper()

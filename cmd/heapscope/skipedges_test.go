@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -19,10 +18,7 @@ import (
 // class objects, every object keeps its type, size, name and value, and
 // both commands say what the analyses say of the snapshots read whole.
 func TestSkipEdgesSameAnswers(t *testing.T) {
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import sympy").Run(); err != nil {
-		t.Skipf("%s cannot import sympy", py)
-	}
+	py := debianPython(t, "sympy")
 	dir := t.TempDir()
 	runPythonWith(t, py, "sympyclasses.py", dir)
 	a, b := filepath.Join(dir, "a.pysnap"), filepath.Join(dir, "b.pysnap")

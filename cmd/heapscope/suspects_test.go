@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,10 +13,7 @@ import (
 // object"); leaking, it appends each step's arrays to a module-level
 // list, and that list is suspect #1.
 func TestSuspectsProgramData(t *testing.T) {
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import numpy, sympy").Run(); err != nil {
-		t.Skipf("%s cannot import numpy and sympy", py)
-	}
+	py := debianPython(t, "numpy, sympy")
 	dir := t.TempDir()
 	type suspect struct {
 		Text     string `json:"text"`

@@ -360,6 +360,8 @@ func BoundText(b *analyze.Bound) string {
 		return fmt.Sprintf("lru_cache maxsize %s, %s filled", Count(b.Max), Count(b.Filled))
 	case "evicts":
 		return fmt.Sprintf("evicts (%s entries of target gone by final), %s held", Count(b.Evicted), Count(b.Filled))
+	case "per-object":
+		return fmt.Sprintf("set once on objects the baseline had, %s of %s", Count(b.Filled), Count(b.Max))
 	}
 	return b.Kind
 }
