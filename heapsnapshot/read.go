@@ -15,6 +15,7 @@ import (
 
 	"github.com/heapscope/heapscope/heap"
 	"github.com/heapscope/heapscope/internal/input"
+	"github.com/heapscope/heapscope/internal/spill"
 )
 
 // Options tunes reading. The zero value is the default.
@@ -519,10 +520,12 @@ func (rd *reader) nodes() error {
 	b := heap.NewBuilder(heap.ByID)
 	b.Grow(c, 0)
 	rd.b = b
-	rd.ntype = make([]uint8, 0, c)
-	rd.nname = make([]uint32, 0, c)
-	rd.nidLo = make([]uint32, 0, c)
-	rd.nedges = make([]uint32, 0, c+1) // build appends one
+	// Past --max-memory these go to files (spill); appending beyond c,
+	// when the size is unknown, copies them to the Go heap.
+	rd.ntype = spill.MakeCap[uint8](0, c)
+	rd.nname = spill.MakeCap[uint32](0, c)
+	rd.nidLo = spill.MakeCap[uint32](0, c)
+	rd.nedges = spill.MakeCap[uint32](0, c+1) // build appends one
 	ntypes := uint64(len(rd.nodeTypes))
 	fType, fName, fID, fSize, fEC, fDet, fTrace := rd.fType, rd.fName, rd.fID, rd.fSize, rd.fEdgeCount, rd.fDetached, rd.fTrace
 	maxNodes := int64(math.MaxUint32 - 2)
