@@ -34,13 +34,19 @@ type Copies struct {
 // heap for one finding.
 const maxCopyTypes = 4
 
+// minCopyShare: copies that miss no cache are told only when they
+// retain at least 1/minCopyShare of what their finding retains.
+const minCopyShare = 10
+
 // findCopies sets Copies on rep's findings whose objects (members, by
 // the findings' groups), or objects they dominate, are copies. Of the
 // types of copies a finding has, the one whose equals outside it look
 // like a cache that misses is chosen, else the one whose copies retain
 // the most. Cost: the value digests of final (see [IndexValues]), one
 // walk of the dominator tree, and a [Values.Match] for each of at most
-// maxCopyTypes types per finding.
+// maxCopyTypes types per finding. Copies that look like no cache that
+// misses are left out when they retain under 1/minCopyShare of the
+// finding.
 func findCopies(rep *LeakReport, final *heap.Graph, fin snapshotPaths, members [][]heap.ObjectID) {
 	if len(rep.Findings) == 0 {
 		return
@@ -122,6 +128,12 @@ func findCopies(rep *LeakReport, final *heap.Graph, fin snapshotPaths, members [
 			if best == nil || c.Misses && !best.Misses {
 				best = c
 			}
+		}
+		if best != nil && !best.Misses && best.Retained*minCopyShare < rep.Findings[fi].Retained {
+			// Copies that hold little of what the finding retains, and
+			// miss no cache, say nothing of its cause (each of a
+			// factory's classes has its own equal __bases__ tuple).
+			best = nil
 		}
 		rep.Findings[fi].Copies = best
 	}

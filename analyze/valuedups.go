@@ -286,9 +286,11 @@ type ValueMatch struct {
 	Equal   int           `json:"equal"`
 	Holders []ValueHolder `json:"holders,omitempty"`
 	// Misses says that one holder holds one object of each of the set's
-	// values and no more, while the set has as many or more: the set
-	// is what a program builds when its lookups in that cache miss
-	// (the holder's OneOfEach is set).
+	// values and no more, while the set has as many or more, and no
+	// other holder does: the set is what a program builds when its
+	// lookups in that cache miss (the holder's OneOfEach is set). When
+	// several hold one of each (many classes, each with its own equal
+	// __bases__ tuple), none is a cache.
 	Misses bool `json:"misses,omitempty"`
 }
 
@@ -344,12 +346,20 @@ func (x *Values) Match(r *Retainers, t *DomTree, objs []heap.ObjectID) ValueMatc
 	m.Equal = len(equal)
 	if r != nil && t != nil && len(equal) > 0 {
 		m.Holders = valueHolders(r, t, equal, func(id heap.ObjectID) uint32 { return classOf[id] })
-		for i := range m.Holders {
-			h := &m.Holders[i]
+		// The one holder that holds one of each value; when several do
+		// (each of many classes its own equal tuple), none is a cache.
+		one := -1
+		for i, h := range m.Holders {
 			if h.Count == m.Distinct && h.Distinct == m.Distinct && m.Objects >= h.Count && m.Objects > 1 {
-				h.OneOfEach, m.Misses = true, true
-				break
+				if one >= 0 {
+					one = -1
+					break
+				}
+				one = i
 			}
+		}
+		if one >= 0 {
+			m.Holders[one].OneOfEach, m.Misses = true, true
 		}
 	}
 	return m

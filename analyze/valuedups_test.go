@@ -71,6 +71,31 @@ func TestValueDuplicatesCacheMiss(t *testing.T) {
 	}
 }
 
+// TestValueMatchManyHolders: each of three classes holds its own equal
+// tuple, and the set compared is a fourth's: three holders hold one of
+// each value, and none of them is a cache that misses.
+func TestValueMatchManyHolders(t *testing.T) {
+	const src = `runtime test
+root module app app
+app module 72 -> .a=ca .b=cb .c=cc .d=cd
+ca Cls 400 -> .bases=ta
+cb Cls 400 -> .bases=tb
+cc Cls 400 -> .bases=tc
+cd Cls 400 -> .bases=td
+base Base 400
+ta tuple 56 -> [0]=base
+tb tuple 56 -> [0]=base
+tc tuple 56 -> [0]=base
+td tuple 56 -> [0]=base
+`
+	g := heaptest.MustParse(t, src)
+	ids := declared(src)
+	m := IndexValues(g).Match(ShortestPaths(g, PathOptions{}), Dominators(g, DomOptions{}), []heap.ObjectID{ids["td"], ids["ta"]})
+	if m.Equal != 2 || m.Misses {
+		t.Errorf("Match = %+v; want equal to 2, held by two classes, no cache that misses", m)
+	}
+}
+
 // TestValueMatch: the descriptors of the jobs, as a leak finding would
 // list them, are 2 distinct values, equal by value to the 2 in the
 // cache, which Match finds and places.
@@ -87,6 +112,11 @@ func TestValueMatch(t *testing.T) {
 	// One copy is no pattern: equal to one in the cache and two in jobs.
 	if m := x.Match(ShortestPaths(g, PathOptions{}), Dominators(g, DomOptions{}), []heap.ObjectID{ids["d3"]}); m.Misses || m.Equal != 3 {
 		t.Errorf("Match(one copy) = %+v; want equal to 3, no cache that misses", m)
+	}
+	// Three copies of "a", whose one other copy the cache holds: a cache
+	// that misses, of one value.
+	if m := x.Match(ShortestPaths(g, PathOptions{}), Dominators(g, DomOptions{}), []heap.ObjectID{ids["d3"], ids["d4"], ids["d5"]}); !m.Misses || m.Equal != 1 {
+		t.Errorf("Match(three of a) = %+v; want equal to 1, the cache's: a cache that misses", m)
 	}
 	if m := x.Match(nil, nil, []heap.ObjectID{ids["j1"]}); m.Objects != 1 || m.Distinct != 1 || m.Equal != 0 {
 		t.Errorf("Match(a job) = %+v; want 1 object, equal to no other", m)
