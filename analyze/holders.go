@@ -198,6 +198,19 @@ func (hf *holderFinder) holders(gi int, ms []heap.ObjectID) []Holder {
 	// not reach.
 	seen := make([]bool, len(nodes))
 	var queue []int
+	// drain marks in seen what the members in queue reach in out.
+	drain := func() {
+		for len(queue) > 0 {
+			v := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			for _, w := range out[v] {
+				if !seen[w] {
+					seen[w] = true
+					queue = append(queue, w)
+				}
+			}
+		}
+	}
 	for hi, h := range hgs {
 		clear(seen)
 		queue = queue[:0]
@@ -212,16 +225,7 @@ func (hf *holderFinder) holders(gi int, ms []heap.ObjectID) []Holder {
 				}
 			}
 		}
-		for len(queue) > 0 {
-			v := queue[len(queue)-1]
-			queue = queue[:len(queue)-1]
-			for _, w := range out[v] {
-				if !seen[w] {
-					seen[w] = true
-					queue = append(queue, w)
-				}
-			}
-		}
+		drain()
 		for j := range members {
 			if !seen[j] {
 				h.Frees++
@@ -239,16 +243,7 @@ func (hf *holderFinder) holders(gi int, ms []heap.ObjectID) []Holder {
 			seen[j] = true
 			queue = append(queue, j)
 		}
-		for len(queue) > 0 {
-			v := queue[len(queue)-1]
-			queue = queue[:len(queue)-1]
-			for _, w := range out[v] {
-				if !seen[w] {
-					seen[w] = true
-					queue = append(queue, w)
-				}
-			}
-		}
+		drain()
 		for j := range members {
 			if seen[j] {
 				h.Holds++
