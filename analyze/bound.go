@@ -158,17 +158,15 @@ func (h *containerIndex) entries(x heap.ObjectID) []heap.ObjectID {
 // entriesCounted is entries, with the number of entries as the
 // container's kind counts them (a V8 Map's key and value are one).
 func (h *containerIndex) entriesCounted(x heap.ObjectID) ([]heap.ObjectID, int) {
-	if h.kindOf == nil || h.kindOf[h.g.Type(x)] == 0 {
+	k, ok := h.kind(x)
+	if !ok {
 		return nil, 0
 	}
-	k := h.kinds[h.kindOf[h.g.Type(x)]-1]
 	store := x
 	if len(k.Via) > 0 {
-		s, ok := follow(h.g, x, k.Via, h.names)
-		if !ok {
+		if store, ok = follow(h.g, x, k.Via, h.names); !ok {
 			return nil, 0
 		}
-		store = s
 	}
 	var out []heap.ObjectID
 	for _, e := range h.g.Edges(store) {
@@ -188,8 +186,8 @@ func evictions(target, final *heap.Graph, ct, cf *containerIndex, place heap.Obj
 	if place == heap.None {
 		return nil
 	}
-	at, ok := target.FindAddr(final.Addr(place))
-	if !ok || target.TypeName(target.Type(at)) != final.TypeName(final.Type(place)) {
+	at, ok := sameObject(final, target, place)
+	if !ok {
 		return nil
 	}
 	type ident struct {
@@ -213,18 +211,30 @@ func evictions(target, final *heap.Graph, ct, cf *containerIndex, place heap.Obj
 	return &Bound{Kind: "evicts", Filled: filled, Evicted: gone}
 }
 
+// kind returns the kind of container x is, if h knows it for one.
+func (h *containerIndex) kind(x heap.ObjectID) (containerKind, bool) {
+	if h.kindOf == nil || h.kindOf[h.g.Type(x)] == 0 {
+		return containerKind{}, false
+	}
+	return h.kinds[h.kindOf[h.g.Type(x)]-1], true
+}
+
 // storeOf returns the store that holds x's entries when x is a container
 // whose kind keeps them in a store of its own (a V8 Map's or WeakMap's
 // hash table, a HashMap's table); ok is false otherwise.
 func (h *containerIndex) storeOf(x heap.ObjectID) (heap.ObjectID, bool) {
-	if h.kindOf == nil || h.kindOf[h.g.Type(x)] == 0 {
-		return heap.None, false
-	}
-	k := h.kinds[h.kindOf[h.g.Type(x)]-1]
-	if len(k.Via) == 0 {
+	k, ok := h.kind(x)
+	if !ok || len(k.Via) == 0 {
 		return heap.None, false
 	}
 	return follow(h.g, x, k.Via, h.names)
+}
+
+// sameObject returns the object of other that is x of g: the one at x's
+// address (V8: its node id), if it has x's type.
+func sameObject(g, other *heap.Graph, x heap.ObjectID) (heap.ObjectID, bool) {
+	o, ok := other.FindAddr(g.Addr(x))
+	return o, ok && other.TypeName(other.Type(o)) == g.TypeName(g.Type(x))
 }
 
 // replacedStore reports whether the objects of a finding at place, a
@@ -249,17 +259,16 @@ func replacedStore(baseline, final *heap.Graph, cb, cf *containerIndex, place he
 			return false
 		}
 	}
-	was, ok := baseline.FindAddr(final.Addr(place))
-	if !ok || baseline.TypeName(baseline.Type(was)) != final.TypeName(final.Type(place)) {
-		return false
-	}
-	old, ok := cb.storeOf(was)
+	was, ok := sameObject(final, baseline, place)
 	if !ok {
 		return false
 	}
-	k := cf.kinds[cf.kindOf[final.Type(place)]-1]
-	kb := cb.kinds[cb.kindOf[baseline.Type(was)]-1]
-	return countEntries(final, store, k.Rule, cf.names) <= countEntries(baseline, old, kb.Rule, cb.names)
+	if _, ok := cb.storeOf(was); !ok {
+		return false
+	}
+	_, now := cf.entriesCounted(place)
+	_, before := cb.entriesCounted(was)
+	return now <= before
 }
 
 // perObject returns the bound of a finding whose place is a field (see

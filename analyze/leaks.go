@@ -192,7 +192,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	}
 	// What each place gained from target to final.
 	gained := map[string]map[string]int{}    // place -> type -> objects
-	gainedAt := map[string][]heap.ObjectID{} // place -> the place's object of each
+	gainedAt := map[string][]heap.ObjectID{} // a field's place -> the place's object of each
 
 	for _, x := range later {
 		if fin.r.Reached(x) {
@@ -202,7 +202,9 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 				gained[k] = map[string]int{}
 			}
 			gained[k][final.TypeName(final.Type(x))]++
-			gainedAt[k] = append(gainedAt[k], pk.place)
+			if pk.edge != "" { // only a field's place can be bounded per object
+				gainedAt[k] = append(gainedAt[k], pk.place)
+			}
 		}
 	}
 

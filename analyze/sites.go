@@ -76,7 +76,7 @@ func (st *siteTally) add(grp int, id heap.ObjectID) {
 	size := st.g.Size(id)
 	k := siteRef{group: int32(grp), site: st.g.Site(id)}
 	if k.site == heap.NoSite && st.alt != nil {
-		if o, ok := st.alt.FindAddr(st.g.Addr(id)); ok && st.alt.TypeName(st.alt.Type(o)) == st.g.TypeName(st.g.Type(id)) {
+		if o, ok := sameObject(st.g, st.alt, id); ok {
 			k.in, k.site = 1, st.alt.Site(o)
 		}
 	}
