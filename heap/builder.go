@@ -439,6 +439,16 @@ func (b *Builder) Build() (*Graph, error) {
 		return nil, b.err
 	}
 	n := len(b.typ)
+	if len(b.edgeStart) == 1 && b.numEdges() == 0 {
+		// No references (a census): offsets of 0 are what new memory
+		// holds already, untouched until read.
+		if cap(b.edgeStart) > n {
+			b.edgeStart = b.edgeStart[:n+1]
+		} else {
+			spill.Free(b.edgeStart)
+			b.edgeStart = spill.Make[uint32](n + 1)
+		}
+	}
 	for len(b.edgeStart) < n+1 {
 		b.edgeStart = append(b.edgeStart, uint32(b.numEdges()))
 	}
@@ -518,6 +528,10 @@ func (b *Builder) Build() (*Graph, error) {
 	} else if b.targets == ByAddress && len(b.late) == 0 && len(b.tgt) > 0 {
 		edges, newStart, dangling, firstDangling = b.resolveInPlace(n, idx)
 		spill.Free(b.lab)
+	} else if b.numEdges() == 0 && len(b.late) == 0 {
+		// No references at all (a census): the offsets are all 0
+		// already, and there is nothing to copy.
+		edges, newStart = []Edge{}, b.edgeStart[:n+1]
 	} else {
 		edges, newStart = b.mergeEdges(n, resolve)
 		spill.Free(b.tgt)

@@ -42,13 +42,46 @@ func (b *Builder) wantedIndex() sparseIndex {
 			x[a] = None
 		}
 	}
+	// Most objects are not wanted: a filter of the wanted addresses
+	// turns most of them away before the map is asked.
+	filter := newWantedFilter(len(x))
+	for a := range x {
+		filter.add(a)
+	}
 	for i, a := range b.addr {
+		if !filter.has(a) {
+			continue
+		}
 		if id, want := x[a]; want && id == None {
 			x[a] = ObjectID(i)
 		}
 	}
 	return x
 }
+
+// wantedFilter is a set of addresses that may answer yes for an address
+// not in it, never no for one in it: one bit per hash of an address,
+// with at least 16 bits per address it holds, so it answers yes for
+// about one other address in 16 or fewer.
+type wantedFilter struct {
+	bits  []uint64
+	shift uint // 64 - log2(len(bits)*64)
+}
+
+func newWantedFilter(n int) wantedFilter {
+	logBits := uint(16)
+	for logBits < 40 && 1<<logBits < 16*n {
+		logBits++
+	}
+	return wantedFilter{bits: make([]uint64, 1<<logBits/64), shift: 64 - logBits}
+}
+
+// hash is Fibonacci hashing: the top bits of the address times 2^64/phi.
+func (f wantedFilter) hash(a uint64) uint64 { return (a * 0x9E3779B97F4A7C15) >> f.shift }
+
+func (f wantedFilter) add(a uint64) { h := f.hash(a); f.bits[h/64] |= 1 << (h % 64) }
+
+func (f wantedFilter) has(a uint64) bool { h := f.hash(a); return f.bits[h/64]&(1<<(h%64)) != 0 }
 
 // resolveInPlace resolves address targets on every core, then compacts
 // the edges into the memory of the target array (an 8-byte address

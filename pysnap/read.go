@@ -396,7 +396,11 @@ func (rd *reader) finish(start int64, count uint32, length int64, nsections uint
 	if rd.skip && rd.edges > 0 {
 		rd.b.SkipEdges()
 	}
-	rd.b.SetNamer(newNamer().name)
+	if rd.edges > 0 {
+		// Every name comes from an object's references: a census,
+		// which has none, has no names either.
+		rd.b.SetNamer(newNamer().name)
+	}
 	return rd.b.Build()
 }
 

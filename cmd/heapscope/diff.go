@@ -35,14 +35,11 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 2 {
 		return usagef("diff takes 2 snapshots, or directories of many processes' snapshots, got 1 snapshot")
 	}
-	before, bsrc, err := loadNth(pos[0], 1, 2, stderr, a.out.verbose, a.out.inflate.withoutEdges())
+	gs, srcs, err := loadBoth([2]string{pos[0], pos[1]}, stderr, a.out.verbose, a.out.inflate.withoutEdges())
 	if err != nil {
 		return err
 	}
-	after, asrc, err := loadNth(pos[1], 2, 2, stderr, a.out.verbose, a.out.inflate.withoutEdges())
-	if err != nil {
-		return err
-	}
+	before, after, bsrc, asrc := gs[0], gs[1], srcs[0], srcs[1]
 	bo, ao := originOf(pos[0], before), originOf(pos[1], after)
 	if err := sameRuntime("diff", bo, ao); err != nil {
 		return err
