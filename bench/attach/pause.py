@@ -1,6 +1,7 @@
 """The program's pause for a Python capture: stop the world against fork.
 
     python3 bench/attach/pause.py --heapscope BIN [--python PY] [--objects N] [--repeat R]
+        [--kinds full,census] [--hows "attach fork,api fork"] [--against OTHER-BIN]
 
 Starts a target (this file, `target N`) that builds the heap of
 bench/python/bench.py (about N objects: instances with dicts, lists,
@@ -21,7 +22,9 @@ ways, each full and as a census:
   api stw        heapscope.snapshot(path), called in the main thread
   api fork       heapscope.snapshot(path, fork=True)
 
-and reports, per capture: the main thread's and the heartbeat's longest
+(--hows picks among them; --against OTHER-BIN takes the attach captures
+with another heapscope too, interleaved, as "attach ... (against)"), and
+reports, per capture: the main thread's and the heartbeat's longest
 gap while it ran, the time until the file was written, the agent's
 capture time (META capture_seconds; for a fork, the child's walk) and
 fork time (fork_seconds, as the child measured it), and for a fork the
@@ -162,8 +165,9 @@ def capture(args, tg, how, kind, path):
     peak = 0
     cpu = None
     if how.startswith("attach"):
-        cmd = [args.heapscope, "snapshot", "--python", str(tg.p.pid), "-o", path,
-               "--fork=%s" % ("true" if how.endswith("fork") else "false")]
+        binary = args.against if how.endswith("(against)") else args.heapscope
+        cmd = [binary, "snapshot", "--python", str(tg.p.pid), "-o", path,
+               "--fork=%s" % ("false" if "stw" in how else "true")]
         if kind == "census":
             cmd.append("--census")
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
@@ -194,13 +198,19 @@ def main():
     ap.add_argument("--objects", type=int, default=5000000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--kinds", default="full,census")
+    ap.add_argument("--hows", default="attach stw,attach fork,api stw,api fork",
+                    help="the captures to take, of: attach stw, attach fork, api stw, api fork")
+    ap.add_argument("--against", metavar="BIN",
+                    help="also take the attach captures with this other heapscope, interleaved")
     args = ap.parse_args()
     print("load average %s, %s; python %s" % (os.getloadavg(), time.strftime("%Y-%m-%d %H:%M"), subprocess.run(
         [args.python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True).stdout.strip()))
     tg = Target(args.python, args.objects)
     print("target: %d gc-tracked objects, RssAnon %.0f MiB" % (tg.objects, tg.rss / 2 ** 20), flush=True)
     out = tempfile.mkdtemp(prefix="heapscope-pause-")
-    hows = ["attach stw", "attach fork", "api stw", "api fork"]
+    hows = args.hows.split(",")
+    if args.against:
+        hows += [h + " (against)" for h in hows if h.startswith("attach")]
     rows = {}
     try:
         time.sleep(1)
@@ -218,7 +228,7 @@ def main():
                     rows.setdefault((how, kind), []).append(
                         (main_gap, heart_gap, secs, m.get("capture_seconds", 0), m.get("fork_seconds"), peak,
                          m.get("objects", 0), quiet[0], cpu))
-                    print("%-11s %-6s main %.3f s heartbeat %.3f s file %.2f s capture %.2f s fork %s peak %.0f MiB "
+                    print("%-21s %-6s main %.3f s heartbeat %.3f s file %.2f s capture %.2f s fork %s peak %.0f MiB "
                           "cpu %s" % (how, kind, main_gap, heart_gap, secs, m.get("capture_seconds", 0),
                                       m.get("fork_seconds"), peak / 2 ** 20, cpu), flush=True)
     finally:
@@ -237,12 +247,12 @@ def main():
         cpu = "-"
         if cpus:
             cpu = "%.3f s" % statistics.median(c[0] for c in cpus)
-            if how.endswith("fork"):
+            if "fork" in how:
                 cpu += " / %.4f s" % statistics.median(c[1] for c in cpus)
         print("| %s | %s | %s | %s s | %s s | %s s | %s s | %s | %s | %s | %.3f s |" % (
             how, kind, "{:,}".format(rs[0][6]), col(0), col(1), col(2, "%.2f"), col(3, "%.2f"),
             ("%.3f s" % statistics.median(forks)) if forks else "-",
-            ("%.0f MiB" % (statistics.median(r[5] for r in rs) / 2 ** 20)) if how.endswith("fork") else "-",
+            ("%.0f MiB" % (statistics.median(r[5] for r in rs) / 2 ** 20)) if "fork" in how else "-",
             cpu, statistics.median(r[7] for r in rs)))
     print("\nmedian (min-max) of %d runs; the target's RssAnon was %.0f MiB" % (args.repeat, tg.rss / 2 ** 20))
 

@@ -34,6 +34,7 @@ const gdbScript = `set confirm off
 set pagination off
 set width 0
 set unwindonsignal on
+%[3]s
 thread 1
 set $hs_init = (int) Py_IsInitialized()
 set $hs_ts = (long) 0
@@ -56,6 +57,26 @@ printf "HEAPSCOPE-RESULT %%d %%ld %%ld %%d\n", $hs_init, $hs_ts, $hs_buf, $hs_r
 detach
 quit
 `
+
+// gdbLibraries are the sharedlibrary commands that read the symbols of
+// the shared libraries the script calls into, once gdb has attached: the
+// C library's (mmap, munmap; glibc, or musl's loader) and, where the
+// interpreter is one, libpython's (the Py_ functions, which a statically
+// linked python has in the executable). A pattern no library matches is
+// passed over. The other libraries, often dozens, are not read: reading
+// each would add to the time the process stays stopped.
+const gdbLibraries = "sharedlibrary libc[.-]\nsharedlibrary libpthread\nsharedlibrary libpython\nsharedlibrary ld-musl"
+
+// gdbArgs is gdb's command line: no debug information read (-readnever),
+// nothing loaded automatically, and the executable's symbols read before
+// gdb attaches (/proc/PID/exe: the program's own, even when its file was
+// replaced since it started), so that the process is stopped only for
+// what needs it.
+func gdbArgs(pid int, script string) []string {
+	return []string{"-nx", "-batch", "-readnever",
+		"-iex", "set auto-load off", "-iex", "set debuginfod enabled off", "-iex", "set auto-solib-add off",
+		"/proc/" + strconv.Itoa(pid) + "/exe", "-p", strconv.Itoa(pid), "-x", script}
+}
 
 var resultRE = regexp.MustCompile(`HEAPSCOPE-RESULT (-?\d+) (-?\d+) (-?\d+) (-?\d+)`)
 
@@ -87,13 +108,11 @@ func injectGDB(gdb string, p *Process, dir string) (time.Duration, error) {
 	}
 	size := (len(boot) + 1 + pageSize - 1) / pageSize * pageSize
 	script := filepath.Join(dir, "attach.gdb")
-	if err := os.WriteFile(script, []byte(fmt.Sprintf(gdbScript, size, filepath.Join(dir, "boot.py"))), 0o600); err != nil {
+	if err := os.WriteFile(script, []byte(fmt.Sprintf(gdbScript, size, filepath.Join(dir, "boot.py"), gdbLibraries)), 0o600); err != nil {
 		return 0, err
 	}
 	var out bytes.Buffer
-	cmd := exec.Command(gdb, "-nx", "-batch", "-readnever",
-		"-iex", "set auto-load off", "-iex", "set debuginfod enabled off",
-		"-p", strconv.Itoa(p.PID), "-x", script)
+	cmd := exec.Command(gdb, gdbArgs(p.PID, script)...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
 	ownGroup(cmd)
