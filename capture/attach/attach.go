@@ -23,6 +23,10 @@ type Options struct {
 	// the heap (Linux): the program stops only for the fork, and no
 	// garbage is collected first (see agent/heapscope/_fork.py).
 	Fork bool
+	// UseGDB has gdb make the calls into the process that queue the
+	// agent, instead of heapscope itself (ptrace, on Linux on x86-64;
+	// elsewhere gdb always does). gdb stops every thread, for longer.
+	UseGDB bool
 	// GDB is the gdb to run; "" looks for gdb on PATH.
 	GDB string
 	// Cleanup bounds the wait for a capture that has started when ctx
@@ -37,10 +41,11 @@ type Options struct {
 
 // Result says how a capture went.
 type Result struct {
-	// Method is "gdb" or "sys.remote_exec".
+	// Method is "ptrace", "gdb" or "sys.remote_exec".
 	Method string
-	// Injection is how long the injection took: gdb's whole run, of
-	// which the process is stopped from the attach to the detach.
+	// Injection is how long the injection took: with ptrace, how long
+	// the main thread was stopped; with gdb, gdb's whole run, of which
+	// the process is stopped from the attach to the detach.
 	Injection time.Duration
 	// Capture is the time the agent took inside the process (its main
 	// thread runs the capture, holding the interpreter lock; with Fork,
@@ -61,7 +66,7 @@ var ErrWithdrawn = errors.New("the request was withdrawn before the process star
 // or later) with heapscope's agent, and writes it to out (0600,
 // heapscope's user's). See the package documentation for how.
 func Snapshot(ctx context.Context, pid int, out string, opt Options) (Result, error) {
-	res := Result{Method: "gdb"}
+	res := Result{Method: "ptrace"}
 	p, err := Inspect(pid)
 	if err != nil {
 		return res, err
@@ -74,7 +79,7 @@ func Snapshot(ctx context.Context, pid int, out string, opt Options) (Result, er
 	}
 	remote := atLeast(p.Version, 14)
 	gdb, gdbErr := lookGDB(opt.GDB)
-	if gdbErr != nil && !remote {
+	if gdbErr != nil && !remote && !selfCalls(opt) {
 		return res, gdbErr
 	}
 	s, err := newStage(p, out)
@@ -99,7 +104,7 @@ func Snapshot(ctx context.Context, pid int, out string, opt Options) (Result, er
 		}
 	}
 	if !injected {
-		if res.Injection, err = injectGDB(gdb, p, s.priv); err != nil {
+		if res.Injection, err = inject(gdb, gdbErr, p, s.priv, opt, &res); err != nil {
 			return res, err
 		}
 	} else {
@@ -122,6 +127,32 @@ func Snapshot(ctx context.Context, pid int, out string, opt Options) (Result, er
 		return res, fmt.Errorf("process %d: %w", pid, err)
 	}
 	return res, nil
+}
+
+// selfCalls says whether heapscope makes the calls into the process
+// itself (ptrace, from an injector): on Linux on x86-64, in a program
+// that runs injectors, unless opt.UseGDB.
+func selfCalls(opt Options) bool { return ownCalls && injectors && !opt.UseGDB }
+
+// inject queues the bootstrap in dir for p's main thread: with
+// heapscope's own calls when selfCalls; with gdb otherwise, or when
+// they left the process untouched for a reason other than a refusal to
+// trace it and there is a gdb. res.Method says which.
+func inject(gdb string, gdbErr error, p *Process, dir string, opt Options, res *Result) (time.Duration, error) {
+	if selfCalls(opt) {
+		res.Method = "ptrace"
+		took, err := injectPtrace(p, dir, gdbPatience)
+		var u *untouched
+		var denied *PermissionError
+		if err == nil || !errors.As(err, &u) || errors.As(err, &denied) {
+			return took, err
+		}
+		if gdbErr != nil {
+			return took, fmt.Errorf("%w, and %w", err, gdbErr)
+		}
+	}
+	res.Method = "gdb"
+	return injectGDB(gdb, p, dir)
 }
 
 // poll is how often heapscope looks at the stage.

@@ -100,36 +100,44 @@ func pythons(t *testing.T) []string {
 	return []string{python(t)}
 }
 
-// TestNoUserCode attaches, on every Python of the machine, to a program
-// whose globals shadow the builtins, whose import hook records every
-// call and whose directory holds modules named like standard ones the
-// agent imports: none of its code runs, and the snapshot is taken.
+// TestNoUserCode attaches, on every Python of the machine, with
+// heapscope's own calls and with gdb, to a program whose globals shadow
+// the builtins, whose import hook records every call and whose directory
+// holds modules named like standard ones the agent imports: none of its
+// code runs, and the snapshot is taken.
 func TestNoUserCode(t *testing.T) {
-	if _, err := exec.LookPath("gdb"); err != nil {
-		t.Skip("no gdb")
-	}
+	_, gdbErr := exec.LookPath("gdb")
 	for _, py := range pythons(t) {
-		t.Run(filepath.Base(filepath.Dir(filepath.Dir(py))), func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			mark := filepath.Join(dir, "mark")
-			cmd := start(t, py, "testdata/hostile.py", mark)
-			out := filepath.Join(dir, "x.pysnap")
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			res, err := Snapshot(ctx, cmd.Process.Pid, out, Options{})
-			if b, err := os.ReadFile(mark); err == nil {
-				t.Errorf("the program's code ran:\n%s", b)
+		for _, useGDB := range []bool{false, true} {
+			method := "ptrace"
+			if useGDB || !ownCalls {
+				method = "gdb"
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
-				t.Errorf("snapshot: %v %v", fi, err)
-			}
-			if res.Method != "gdb" || res.Injection <= 0 || res.Capture <= 0 {
-				t.Errorf("Result = %+v", res)
-			}
-		})
+			t.Run(filepath.Base(filepath.Dir(filepath.Dir(py)))+"/"+method, func(t *testing.T) {
+				if method == "gdb" && gdbErr != nil {
+					t.Skip("no gdb")
+				}
+				t.Parallel()
+				dir := t.TempDir()
+				mark := filepath.Join(dir, "mark")
+				cmd := start(t, py, "testdata/hostile.py", mark)
+				out := filepath.Join(dir, "x.pysnap")
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				res, err := Snapshot(ctx, cmd.Process.Pid, out, Options{UseGDB: useGDB})
+				if b, err := os.ReadFile(mark); err == nil {
+					t.Errorf("the program's code ran:\n%s", b)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
+					t.Errorf("snapshot: %v %v", fi, err)
+				}
+				if res.Method != method || res.Injection <= 0 || res.Capture <= 0 {
+					t.Errorf("Result = %+v, want method %s", res, method)
+				}
+			})
+		}
 	}
 }

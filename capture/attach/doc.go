@@ -6,23 +6,27 @@
 //
 //  1. [Inspect] reads /proc/PID: the process must run or map an ELF file
 //     that exports the C API heapscope calls (Py_AddPendingCall,
-//     PyRun_SimpleString, ..., and PyFrame_GetCode, new in 3.9). gdb is
-//     never attached to anything else.
-//  2. checkTrace says, before gdb tries, why the kernel would refuse:
+//     PyRun_SimpleString, ..., and PyFrame_GetCode, new in 3.9). Nothing
+//     is attached to anything else.
+//  2. checkTrace says, before heapscope tries, why the kernel would refuse:
 //     another tracer, Yama's kernel.yama.ptrace_scope (3: never; 2: only
 //     with CAP_SYS_PTRACE; 1: only ancestors), another user without
-//     CAP_SYS_PTRACE. gdb's "ptrace: Operation not permitted" becomes a
+//     CAP_SYS_PTRACE. The kernel's "Operation not permitted" becomes a
 //     [*PermissionError] that says the same.
 //  3. A stage directory (see stage.go) is made next to the output file,
 //     owned by the process's user; for a process of another user it
 //     holds a copy of the agent the process can read and only
 //     heapscope's user can change.
-//  4. gdb attaches in batch mode (-nx: no .gdbinit; -readnever: no debug
-//     information, only exported symbols; auto-load and debuginfod off)
-//     and, on the main thread, maps one page, copies a short bootstrap
-//     into it and queues PyRun_SimpleString(bootstrap) with
-//     Py_AddPendingCall; then it detaches. The process is stopped only
-//     for this: well under a second. On 3.14 and later,
+//  4. On the main thread, heapscope maps one page, copies a short
+//     bootstrap into it and queues PyRun_SimpleString(bootstrap) with
+//     Py_AddPendingCall. On Linux on x86-64 an injector does it (a copy
+//     of heapscope in a process group of its own, see [Injector] and
+//     injectHere): it stops the main thread alone, for about a
+//     millisecond. Elsewhere, with Options.UseGDB, or when the injector
+//     left the process untouched, gdb does it, in batch mode (-nx: no
+//     .gdbinit; -readnever: no debug information, only exported
+//     symbols; auto-load and debuginfod off), stopping every thread for
+//     some tens of milliseconds. On 3.14 and later,
 //     sys.remote_exec(pid, script) does the same without gdb (untested:
 //     no such Python here); gdb is the fallback.
 //  5. The main thread runs the bootstrap at its next safe point, between
@@ -44,8 +48,8 @@
 // waits for its timeout, then withdraws the request (the process then
 // does nothing when it gets to it). A capture that has started cannot
 // be stopped: an interrupted heapscope waits for it and removes the file.
-// gdb is never killed: a gdb killed inside a call into the process
-// would leave the thread to return into a breakpoint with no debugger
-// to catch it. A process in another mount namespace (a container) is
+// Neither the injector nor gdb is ever killed: one killed inside a call
+// into the process would leave the thread to go on from where the call
+// had moved it. A process in another mount namespace (a container) is
 // refused. The one page the bootstrap's text is in stays mapped.
 package attach

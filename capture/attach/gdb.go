@@ -150,17 +150,24 @@ func injectGDB(gdb string, p *Process, dir string) (time.Duration, error) {
 	ts, _ := strconv.ParseInt(m[2], 10, 64)
 	buf, _ := strconv.ParseInt(m[3], 10, 64)
 	r, _ := strconv.ParseInt(m[4], 10, 64)
+	return took, injected(p.PID, init, ts, buf, r)
+}
+
+// injected says what the results of the injection's calls into process
+// pid mean: Py_IsInitialized's, PyGILState_GetThisThreadState's, mmap's
+// and Py_AddPendingCall's (those not made: -1).
+func injected(pid int, init, ts, buf, r int64) error {
 	switch {
 	case init != 1:
-		return took, fmt.Errorf("the interpreter of process %d is not running (starting up or shutting down)", p.PID)
+		return fmt.Errorf("the interpreter of process %d is not running (starting up or shutting down)", pid)
 	case ts == 0:
-		return took, fmt.Errorf("the main thread of process %d runs no Python (an embedded interpreter, or one shutting down): heapscope's agent runs only there", p.PID)
+		return fmt.Errorf("the main thread of process %d runs no Python (an embedded interpreter, or one shutting down): heapscope's agent runs only there", pid)
 	case buf == -1:
-		return took, fmt.Errorf("process %d could not map a page for heapscope's bootstrap (out of memory?)", p.PID)
+		return fmt.Errorf("process %d could not map a page for heapscope's bootstrap (out of memory?)", pid)
 	case r != 0:
-		return took, fmt.Errorf("process %d has too many calls pending already; try again", p.PID)
+		return fmt.Errorf("process %d has too many calls pending already; try again", pid)
 	}
-	return took, nil
+	return nil
 }
 
 // unstop resumes p if gdb left it stopped: a gdb killed while it

@@ -136,8 +136,10 @@ Taking snapshots:
 
 	snapshot --python PID -o FILE
 	                            take a snapshot of a running CPython (3.9+)
-	                            process: gdb has its main thread run
-	                            heapscope's agent at its next safe point,
+	                            process: heapscope's calls into it (ptrace
+	                            on Linux x86-64; --gdb, or elsewhere: gdb)
+	                            have its main thread run heapscope's agent
+	                            at its next safe point,
 	                            which forks, and a child walks the copy of
 	                            the heap (Linux; --fork=false: the main
 	                            thread walks it, stopping the program);

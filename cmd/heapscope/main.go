@@ -7,10 +7,16 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/heapscope/heapscope/capture/attach"
 	"github.com/heapscope/heapscope/internal/crash"
 )
 
 func main() {
+	// A copy of heapscope that makes the calls into a Python process
+	// snapshot --python attaches to (capture/attach).
+	if code, ok := attach.Injector(); ok {
+		os.Exit(code)
+	}
 	// The process a user starts waits for a copy of itself that runs
 	// the command, so that a crash exits 1, not 2 (internal/crash).
 	if code, ok := crash.Supervise(); ok {

@@ -20,7 +20,7 @@ import (
 
 func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	fs := flagSet("snapshot", "--python PID | --node PID | --java PID | --dask ADDRESS", stderr)
-	pyPID := fs.Int("python", 0, "take a snapshot of the running CPython (3.9+) process `PID` with heapscope's agent, injected with gdb")
+	pyPID := fs.Int("python", 0, "take a snapshot of the running CPython (3.9+) process `PID` with heapscope's agent, which heapscope's calls into the process queue for its main thread (with ptrace on Linux on x86-64, else with gdb)")
 	nodePID := fs.Int("node", 0, "take a V8 heap snapshot of the running Node process `PID` (its inspector is opened with SIGUSR1 on 127.0.0.1 and closed again)")
 	javaPID := fs.Int("java", 0, "take an HPROF dump of the running JVM `PID` (with jcmd GC.heap_dump)")
 	daskAddr := fs.String("dask", "", "take a snapshot of every worker of the Dask cluster whose scheduler is at `ADDRESS` (tcp://host:8786), each into -o DIR/worker-NAME/")
@@ -31,6 +31,7 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	census := fs.Bool("census", false, "take a census: every object's type and size, no references (Python)")
 	noCollect := fs.Bool("no-collect", false, "do not run gc.collect() before the snapshot (Python)")
 	maxValue := fs.Int("max-value-len", 64, "write at most `N` characters of each str or bytes value (Python)")
+	useGDB := fs.Bool("gdb", false, "with --python: have gdb make the calls into the process (it stops every thread, for longer) instead of heapscope itself (Linux on x86-64; elsewhere gdb always does)")
 	fork := fs.Bool("fork", runtime.GOOS == "linux", "the process forks and the child walks its copy of the heap, so that the program stops only for the fork, not for the whole capture; needs free memory up to the program's resident heap again, and collects no garbage first (Python, Linux; --fork=false stops the program for the capture)")
 	if _, err := parse(fs, args, 0, 0); err != nil {
 		return err
@@ -69,6 +70,9 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	if *pyPID == 0 && forkSet && *fork {
 		return usagef("--fork is for --python")
 	}
+	if *pyPID == 0 && *useGDB {
+		return usagef("--gdb is for --python")
+	}
 	if *fork && forkSet && runtime.GOOS != "linux" {
 		return usagef("--fork is for Linux")
 	}
@@ -94,7 +98,7 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	case *pyPID != 0:
 		_, err = attach.Snapshot(ctx, *pyPID, *out, attach.Options{
 			Census: *census, NoValues: !*values, MaxValueLen: *maxValue, NoCollect: *noCollect,
-			Fork: *fork && runtime.GOOS == "linux", Cleanup: cleanup,
+			Fork: *fork && runtime.GOOS == "linux", UseGDB: *useGDB, Cleanup: cleanup,
 			Waiting: func() {
 				fmt.Fprintf(stderr, "heapscope: waiting for the main thread of process %d to run Python code (it is in a long call: sleep, join, read?); heapscope waits up to --timeout (%v), then withdraws the request\n", *pyPID, *timeout)
 			},
