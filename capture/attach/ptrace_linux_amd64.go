@@ -41,7 +41,7 @@ const ownCalls = true
 // save its registers, the extended state (SSE and AVX registers, which a
 // called function may use) included; call Py_IsInitialized,
 // PyGILState_GetThisThreadState, mmap for a page, then write the
-// bootstrap there (/proc/PID/mem) and call Py_AddPendingCall with
+// bootstrap there (PTRACE_POKEDATA) and call Py_AddPendingCall with
 // PyRun_SimpleString and the page; restore every register and detach.
 //
 // A call starts at the function with the thread's stack pointer moved
@@ -340,14 +340,11 @@ func (t *tracer) detach() {
 	}
 }
 
-// write writes b into the process at addr.
+// write writes b into the stopped process at addr, a word at a time
+// (PTRACE_POKEDATA: /proc/PID/mem may be closed to writes, even a
+// tracer's, by the kernel's proc_mem.force_override).
 func (t *tracer) write(addr uint64, b []byte) error {
-	f, err := os.OpenFile("/proc/"+strconv.Itoa(t.pid)+"/mem", os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if _, err := f.WriteAt(b, int64(addr)); err != nil {
+	if _, err := syscall.PtracePokeData(t.pid, uintptr(addr), b); err != nil {
 		return fmt.Errorf("write into process %d at %#x: %w", t.pid, addr, err)
 	}
 	return nil
