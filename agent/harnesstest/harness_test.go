@@ -90,3 +90,49 @@ func TestPytestPlugin(t *testing.T) {
 		fmt.Sprintf("allocated at test_marker_leaks (%s:%d)", filepath.Join(proj, "test_pytest_plugin.py"),
 			heaptest.LineOf(t, filepath.Join(proj, "test_pytest_plugin.py"), "the leaking line")))
 }
+
+// TestHarnessCounts: a check decides from counts of objects per type
+// when it can. A clean workload passes after two counts (warmup + k
+// runs: nothing grew from A to B, so nothing can grow twice); objects
+// added in the first interval only take a third count and pass, with
+// their counts at A, B and C; growth that only a look inside untracked
+// containers finds (strs in a module-level dict of str to int, a tuple
+// of strs replaced by a longer one) goes on to full snapshots (warmup +
+// 4k runs).
+func TestHarnessCounts(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	proj := projectDir(t, "counts.py")
+	out := must(t, proj, harnessEnv(t), "python3", "counts.py")
+	type result struct {
+		Name   string
+		Runs   int
+		Counts map[string][]int
+		Leak   bool
+	}
+	got := map[string]result{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r result
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("bad line %q: %v", line, err)
+		}
+		got[r.Name] = r
+	}
+	const warmup, k = 2, 10
+	if r := got["clean"]; r.Runs != warmup+k || r.Counts == nil || len(r.Counts) != 0 || r.Leak {
+		t.Errorf("clean: %+v; want %d runs, no type grown, no leak", r, warmup+k)
+	}
+	r := got["first_interval"]
+	if r.Runs != warmup+2*k || r.Leak || r.Counts == nil {
+		t.Errorf("first_interval: %+v; want %d runs, decided from the counts", r, warmup+2*k)
+	} else if c := r.Counts["__main__.Item"]; !slices.Equal(c, []int{warmup, warmup + k, warmup + k}) {
+		t.Errorf("first_interval: Item counts %v, want [%d %d %d]", c, warmup, warmup+k, warmup+k)
+	}
+	for _, name := range []string{"untracked_dict", "untracked_tuple"} {
+		if r := got[name]; r.Runs != warmup+4*k || r.Counts != nil {
+			t.Errorf("%s: %+v; want %d runs and full snapshots", name, r, warmup+4*k)
+		}
+	}
+}

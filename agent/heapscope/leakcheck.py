@@ -21,7 +21,9 @@ The workload runs `warmup` times, then the objects of the heap are
 counted by type (A), then it runs `iterations` times (B), and
 `iterations` times again (C). When no type has more objects at B than at
 A and more again at C, nothing piles up and the check passes on those
-counts alone (a census in memory: no snapshot, no heapscope program).
+counts alone (objects counted by type in memory: no snapshot, no
+heapscope program); when none has more at B than at A, it passes there,
+without C.
 Otherwise the check goes on with full snapshots: A, `iterations` more
 runs, B, `iterations` more, C; a leak is a group of objects created
 between A and B, still alive at C, held by one kind of path, and growing
@@ -98,7 +100,8 @@ class LeakReport:
     once removed); runs: the runs of the workload before each snapshot.
     counts: when the check was decided from the counts of objects per
     type alone (nothing grew twice), {type: [count at A, B, C]} of the
-    types that grew at all, else None."""
+    types that grew at all ({} when nothing grew from A to B, and C was
+    not counted), else None."""
 
     def __init__(self, result, snapshots, runs=None, counts=None):
         self.result = result
@@ -271,7 +274,9 @@ class LeakCheck:
     it makes the workload slower. counts=False takes the full snapshots
     from the start instead of deciding from counts first (the workload
     then runs warmup + 2 * iterations times whatever it does; with
-    counts, warmup + 4 * iterations when something grew)."""
+    counts, warmup + iterations when nothing grew from A to B, warmup +
+    2 * iterations when nothing grew twice, warmup + 4 * iterations when
+    something did)."""
 
     def __init__(self, iterations=50, warmup=5, binary=None, directory=None,
                  keep=None, config=None, raise_on_leak=True, before_snapshot=None, trace_alloc=0,
@@ -330,41 +335,57 @@ class LeakCheck:
         self._runs_at[i] = self.runs
         self._taken = i + 1
 
-    def _tally(self):
+    def _count(self):
         from . import _census
         if self.before_snapshot is not None:
             self.before_snapshot()
-        _census.tally(True, keep=True)
+        _census.counts(True)
 
-    def _grew(self):
-        """{type: [A, B, C]} of the types that grew at all, and whether
-        one grew twice (more at B than A, and more at C than B)."""
+    def _grew(self, k):
+        """{type: [count at A, B (, C)]} of the types that grew at all
+        over the last k + 1 counts, and whether one grew at every step."""
         from . import _census
-        a, b, c = _census.TALLIES[-3:]
-        del _census.TALLIES[:]
-        grew, twice = {}, False
-        for t, (nc, _) in c.items():
-            na, nb = a.get(t, (0, 0))[0], b.get(t, (0, 0))[0]
-            if nb > na or nc > nb:
-                grew[t] = [na, nb, nc]
-                twice = twice or (nb > na and nc > nb)
-        return grew, twice
+        got = _census.COUNTS[-(k + 1):]
+        from ._introspect import type_name
+        named = {}   # types that share a name (classes a factory makes) are summed
+        for i, (n, types) in enumerate(got):
+            for tid, c in n.items():
+                row = named.get(type_name(types[tid]))
+                if row is None:
+                    row = named[type_name(types[tid])] = [0] * len(got)
+                row[i] += c
+        grew, every = {}, False
+        for name, ns in named.items():
+            steps = [x < y for x, y in zip(ns, ns[1:])]
+            if any(steps):
+                grew[name] = ns
+                every = every or all(steps)
+        return grew, every
 
     def __iter__(self):
         for _ in range(self.warmup):
             self.runs += 1
             yield
         if self.counts:
-            self._tally()
-            for _ in range(2):
-                for _ in range(self.iterations):
-                    self.runs += 1
-                    yield
-                self._tally()
-            grew, twice = self._grew()
-            if not twice:
-                self._quick = grew
-                return
+            from . import _census
+            del _census.COUNTS[:]
+            # Counted at A, B and C from the same place in this loop, so
+            # that the check's own state is the same at each count. When
+            # no type grew from A to B, none can grow at both steps: C is
+            # not needed.
+            for k in range(3):
+                if k:
+                    for _ in range(self.iterations):
+                        self.runs += 1
+                        yield
+                self._count()
+                if k:
+                    grew, every = self._grew(k)
+                    if not every:
+                        del _census.COUNTS[:]
+                        self._quick = grew
+                        return
+            del _census.COUNTS[:]
         self._snap(0)
         for _ in range(self.iterations):
             self.runs += 1
