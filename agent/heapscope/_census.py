@@ -41,10 +41,6 @@ _getrefcount = sys.getrefcount
 _get_referents = gc.get_referents
 _is_tracked = gc.is_tracked
 
-# Untracked objects that may refer to more objects: exact tuples and
-# dicts of atomic items are untracked by CPython, and so are their items.
-_CONTAINERS = frozenset(map(id, (tuple, dict, frozenset)))   # by id: see Census
-
 _DICT_SUBCLASS = 1 << 29   # Py_TPFLAGS_DICT_SUBCLASS: dict and its subclasses
 _dict_keys = dict.keys     # the C method: it never runs a subclass's code
 
@@ -124,12 +120,11 @@ class Census:
     def _types(self, chunk):
         """The ids of the types of the objects of chunk, registering new
         types."""
-        tys = list(map(type, chunk))
-        tids = list(map(id, tys))
+        tids = list(map(id, map(type, chunk)))
         if None in map(self.types.get, tids):
-            for t, i in zip(tys, tids):
+            for o, i in zip(chunk, tids):
                 if i not in self.types:
-                    self.register(t)
+                    self.register(type(o))
         return tids
 
     def _sizes(self, chunk, tids):
@@ -222,25 +217,31 @@ class Counter(Census):
 
 class _Found:
     """The untracked objects found. Most have exactly one reference, so
-    no other object can lead to them again: those go to a plain list. The
-    others are found again and again (shared strs, small ints), so they go
-    to a dict by id, which keeps each once (the objects are alive: ids are
-    not reused)."""
+    no other object can lead to them again: those are emitted at once,
+    while they are fresh in the processor's cache, and only the
+    containers among them are kept, to be looked into. The others are
+    found again and again (shared strs, small ints), so they go to a dict
+    by id, which keeps each once (the objects are alive: ids are not
+    reused), and are emitted when the walk takes them from it."""
 
-    __slots__ = ("c", "warnings", "singles", "found", "base")
+    __slots__ = ("c", "warnings", "look", "found", "base")
 
     def __init__(self, c, warnings):
         self.c = c
         self.warnings = warnings
-        self.singles = []
+        self.look = []    # containers and code objects of one reference, to look into
         self.found = {}
         self.base = _calibrate()
 
     def take(self, u):
-        rc = list(map(_getrefcount, u))
-        base = self.base
-        self.singles.extend(compress(u, map(eq, rc, repeat(base))))
-        many = list(compress(u, map(ne, rc, repeat(base))))
+        one = list(map(eq, map(_getrefcount, u), repeat(self.base)))
+        singles = list(compress(u, one))
+        if singles:
+            tids = self.c.emit(singles, False)
+            if not _LOOK.isdisjoint(tids):
+                self.look.extend(compress(singles, map(_LOOK.__contains__, tids)))
+        del singles
+        many = list(compress(u, map(not_, one)))
         if many:
             self.found.update(zip(map(id, many), many))
 
@@ -248,22 +249,31 @@ class _Found:
         # A dict whose keys are all str keeps them in a table that
         # gc.get_referents does not report: read them from the dicts
         # themselves (only those: other dicts report their keys).
-        dicts = list(compress(objs, map(self.c.dict_types.__contains__, tids)))
-        if not dicts:
+        c = self.c
+        if c.dict_types.isdisjoint(tids):
             return
+        dicts = list(compress(objs, map(c.dict_types.__contains__, tids)))
         try:
             keys = list(chain.from_iterable(map(_dict_keys, dicts)))
-            if any(map(is_not, map(type, keys), repeat(str))):
-                keys = []
-                for d in dicts:
-                    ks = list(_dict_keys(d))
-                    if not any(map(is_not, map(type, ks), repeat(str))):
-                        keys.extend(ks)
-                    del ks
+            if not _STR_ONLY.issuperset(map(id, map(type, keys))):
+                # Some dict has a key that is not a str: the keys of each
+                # dict whose keys are all str (by the ids of their types:
+                # a metaclass's __hash__ is the program's code).
+                per = list(map(list, map(_dict_keys, dicts)))
+                keys = list(chain.from_iterable(compress(per, map(
+                    _STR_ONLY.issuperset, map(map, repeat(id), map(map, repeat(type), per))))))
+                del per
             self.take(keys)
             del keys
         except RuntimeError:
             self.warnings.append("a dict changed size while its keys were read; some keys may be missing")
+
+
+# The types of the untracked objects looked into (by id: see Census):
+# containers, whose items CPython may leave untracked too, and code
+# objects, whose fields gc does not report.
+_LOOK = frozenset(map(id, (tuple, dict, frozenset, _CODE)))
+_STR_ONLY = frozenset((id(str),))
 
 
 def _code_fields(codes):
@@ -322,68 +332,61 @@ def _listed(collect):
 def _walk(c, objs, warnings):
     """Emits into c every object of objs and every untracked object found
     from them (see the module comment). objs is emptied."""
-    # The untracked objects found. Most have exactly one reference, so
-    # no other object can lead to them again: those go to a plain list.
-    # The others are found again and again (shared strs, small ints),
-    # so they go to a dict by id, which keeps each once (the objects
-    # are alive: ids are not reused).
     # (No closure here: its cells would exist before gc.get_objects()
     # and lead the census to its own bookkeeping.)
     fd = _Found(c, warnings)
-    singles, found, take, add_keys = fd.singles, fd.found, fd.take, fd.add_keys
+    look, found, take, add_keys = fd.look, fd.found, fd.take, fd.add_keys
+    meta = c.meta_types
     for i in range(0, len(objs), CHUNK):
         chunk = objs[i:i + CHUNK]
         tids = c.emit(chunk, True)
         take(list(filterfalse(_is_tracked, _get_referents(*chunk))))
         add_keys(chunk, tids)
         # A class's __name__ and __qualname__ are not reported either.
-        classes = list(compress(chunk, map(c.meta_types.__contains__, tids)))
-        heaptypes = list(compress(classes, map(eq, map(and_, map(_T_FLAGS, classes), repeat(_HEAPTYPE | READY)),
-                                               repeat(_HEAPTYPE | READY))))
-        del classes
-        if heaptypes:
-            u = list(filterfalse(_is_tracked, chain(map(_T_NAME, heaptypes), map(_T_QUALNAME, heaptypes))))
-            found.update(zip(map(id, u), u))
-            del u
-        del heaptypes
+        if not meta.isdisjoint(tids):
+            classes = list(compress(chunk, map(meta.__contains__, tids)))
+            heaptypes = list(compress(classes, map(eq, map(and_, map(_T_FLAGS, classes), repeat(_HEAPTYPE | READY)),
+                                                   repeat(_HEAPTYPE | READY))))
+            del classes
+            if heaptypes:
+                u = list(filterfalse(_is_tracked, chain(map(_T_NAME, heaptypes), map(_T_QUALNAME, heaptypes))))
+                found.update(zip(map(id, u), u))
+                del u
+            del heaptypes
     del objs[:]
     chunk = tids = None
     # CPython leaves tuples and dicts of atomic items untracked; their
-    # items are found by looking into them, each container once.
-    done_f = done_s = 0
-    while done_f < len(found) or done_s < len(singles):
-        new = list(islice(found.values(), done_f, None))
-        done_f += len(new)
-        new.extend(islice(singles, done_s, None))
-        done_s = len(singles)
-        todo = list(compress(new, map(_CONTAINERS.__contains__, map(id, map(type, new)))))
-        # Code objects: their fields, which gc does not report.
-        codes = list(compress(new, map(is_, map(type, new), repeat(_CODE))))
-        del new
-        for i in range(0, len(codes), CHUNK):
-            take(list(filterfalse(_is_tracked, _code_fields(codes[i:i + CHUNK]))))
-        del codes
-        # The census's own dict of what it found holds only untracked
-        # objects, so it is untracked too: should a frame of the
-        # program's lead to it, it is neither listed nor looked into.
-        todo = [o for o in todo if o is not found]
-        for i in range(0, len(todo), CHUNK):
-            chunk = todo[i:i + CHUNK]
-            take(list(filterfalse(_is_tracked, _get_referents(*chunk))))
-            add_keys(chunk, list(map(id, map(type, chunk))))
-            del chunk
-        del todo
-    found.pop(id(found), None)
-    # Emitted with the ids the dict already holds.
-    keys = iter(found.keys())
-    vals = iter(found.values())
-    for _ in range(0, len(found), CHUNK):
-        c.emit(list(islice(vals, CHUNK)), False, islice(keys, CHUNK))
-    del keys, vals
+    # items are found by looking into them, each container once: those
+    # of one reference as take() met them, the others as they are taken
+    # from found, where they are emitted. The census's own dict of what
+    # it found holds only untracked objects, so it is untracked too:
+    # should a frame of the program's lead to it, it is neither emitted
+    # nor looked into.
+    done = 0
+    while done < len(found) or look:
+        new = list(islice(found.values(), done, done + CHUNK))
+        done += len(new)
+        if any(map(is_, new, repeat(found))):
+            new = [o for o in new if o is not found]
+        if new:
+            tids = c.emit(new, False)
+            if not _LOOK.isdisjoint(tids):
+                look.extend(compress(new, map(_LOOK.__contains__, tids)))
+            new = tids = None
+        while look:
+            todo = look[-CHUNK:]
+            del look[-CHUNK:]
+            # Code objects: their fields, which gc does not report.
+            code = list(map(is_, map(type, todo), repeat(_CODE)))
+            if any(code):
+                take(list(filterfalse(_is_tracked, _code_fields(list(compress(todo, code))))))
+                todo = list(compress(todo, map(not_, code)))
+            del code
+            if todo:
+                take(list(filterfalse(_is_tracked, _get_referents(*todo))))
+                add_keys(todo, list(map(id, map(type, todo))))
+            del todo
     found.clear()
-    for i in range(0, len(singles), CHUNK):
-        c.emit(singles[i:i + CHUNK], False)
-    del singles[:]
 
 
 def census(path, collect, state, open_temp):

@@ -18,7 +18,9 @@ starts from the same heap), interleaved and repeated:
   diff        `heapscope diff` of the two census files alone
 
 and reports wall and CPU time (the child's, plus its children's for the
-diff), and the objects each counted.
+diff), and the objects each counted. --against DIR also runs census and
+growth with the agent importable from DIR (the agent/ directory of
+another checkout, say main's), in the same rounds, interleaved.
 """
 
 import argparse
@@ -70,7 +72,9 @@ def main():
     ap.add_argument("--objects", type=int, default=5000000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out", default="/tmp")
+    ap.add_argument("--against", metavar="DIR", help="also time census and growth with the agent of DIR")
     args = ap.parse_args()
+    other = os.path.abspath(args.against) if args.against else None
     hs = os.path.abspath(args.heapscope)
     t0 = time.perf_counter()
     heap = bench.build(args.objects)  # noqa: F841 (kept alive)
@@ -80,38 +84,43 @@ def main():
         " ".join("%.1f" % x for x in os.getloadavg())), flush=True)
     a = os.path.join(args.out, "growth-a-%d.pysnap" % os.getpid())
     b = os.path.join(args.out, "growth-b-%d.pysnap" % os.getpid())
-    rows = {k: [] for k in ("objgraph", "census", "growth", "diff")}
-    order = ["objgraph", "census", "growth"]
+    kinds = ["objgraph", "census", "growth"] + (["census-against", "growth-against"] if other else [])
+    rows = {k: [] for k in kinds + ["diff"]}
     for r in range(args.repeat):
-        for k in (order if r % 2 == 0 else order[::-1]):
+        for k in (kinds if r % 2 == 0 else kinds[::-1]):
+            setup = (lambda: bench.load_agent(other)) if k.endswith("-against") else bench.load_agent
             if k == "objgraph":
                 dt, cpu, _, res = bench.in_child(objgraph_twice)
                 rows[k].append((dt, cpu))
-            elif k == "census":
-                dt, cpu, _, res = bench.in_child(census_twice, hs, a, b, setup=bench.load_agent)
+            elif k.startswith("census"):
+                dt, cpu, _, res = bench.in_child(census_twice, hs, a, b, setup=setup)
                 rows[k].append((dt, cpu + float(res)))
-                t = time.perf_counter()
-                dcpu = diff_cpu(hs, a, b)
-                rows["diff"].append((time.perf_counter() - t, dcpu))
+                if k == "census":
+                    t = time.perf_counter()
+                    dcpu = diff_cpu(hs, a, b)
+                    rows["diff"].append((time.perf_counter() - t, dcpu))
             else:
-                dt, cpu, _, res = bench.in_child(growth_twice, setup=bench.load_agent)
+                dt, cpu, _, res = bench.in_child(growth_twice, setup=setup)
                 rows[k].append((dt, cpu))
-            print("%-9s wall %.2f s cpu %.2f s" % (k, rows[k][-1][0], rows[k][-1][1]), flush=True)
+            print("%-14s wall %.2f s cpu %.2f s" % (k, rows[k][-1][0], rows[k][-1][1]), flush=True)
     for p in (a, b):
         try:
             os.remove(p)
         except OSError:
             pass
     print()
-    print("| what | wall | CPU |")
-    print("|---|---:|---:|")
+    print("| what | wall | CPU | CPU / objgraph's |")
+    print("|---|---:|---:|---:|")
     labels = {"objgraph": "objgraph.show_growth() twice", "census": "census + census + `heapscope diff`",
-              "growth": "heapscope.growth() twice", "diff": "`heapscope diff` of the two censuses"}
-    for k in ("objgraph", "census", "growth", "diff"):
+              "growth": "heapscope.growth() twice", "diff": "`heapscope diff` of the two censuses",
+              "census-against": "census + census + `heapscope diff`, agent of %s" % args.against,
+              "growth-against": "heapscope.growth() twice, agent of %s" % args.against}
+    og = sorted(x[1] for x in rows["objgraph"])
+    for k in ["objgraph", "census", "growth", "diff"] + kinds[3:]:
         w = sorted(x[0] for x in rows[k])
         c = sorted(x[1] for x in rows[k])
-        print("| %s | %.2f-%.2f s | %.2f-%.2f s |" % (labels[k], w[0], w[-1], c[0], c[-1]))
-
+        print("| %s | %.2f-%.2f s | %.2f-%.2f s | %.1f-%.1fx |" % (labels[k], w[0], w[-1], c[0], c[-1],
+                                                              c[0] / og[-1], c[-1] / og[0]))
 
 if __name__ == "__main__":
     main()
