@@ -259,10 +259,9 @@ class _Found:
                 # Some dict has a key that is not a str: the keys of each
                 # dict whose keys are all str (by the ids of their types:
                 # a metaclass's __hash__ is the program's code).
-                per = list(map(list, map(_dict_keys, dicts)))
-                keys = list(chain.from_iterable(compress(per, map(
-                    _STR_ONLY.issuperset, map(map, repeat(id), map(map, repeat(type), per))))))
-                del per
+                ok = list(map(_STR_ONLY.issuperset, map(map, repeat(id), map(map, repeat(type), map(_dict_keys, dicts)))))
+                keys = list(chain.from_iterable(map(_dict_keys, compress(dicts, ok))))
+                del ok
             self.take(keys)
             del keys
         except RuntimeError:
