@@ -210,8 +210,14 @@ class Counter(Census):
         pass
 
     def emit(self, chunk, tracked, ids=None):
-        tids = self._types(chunk)
-        _count_elements(self.n, tids)
+        # Counted first: a type not registered yet is a new key of n.
+        tids = list(map(id, map(type, chunk)))
+        n = self.n
+        _count_elements(n, tids)
+        if len(n) > len(self.types):
+            for o, i in zip(chunk, tids):
+                if i not in self.types:
+                    self.register(type(o))
         return tids
 
 
