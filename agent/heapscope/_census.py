@@ -18,7 +18,7 @@ import gc
 import sys
 from array import array
 from itertools import chain, compress, filterfalse, islice, repeat
-from operator import and_, eq, is_, is_not, ne, not_
+from operator import and_, eq, is_, is_not, not_
 
 try:
     from operator import call as _call   # 3.11+
