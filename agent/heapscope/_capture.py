@@ -94,6 +94,8 @@ from ._edges import Edges, _Tails, _inline_candidates
 from ._own import own_objects
 from . import _native
 from . import _sites
+from . import _untraced
+from . import _fork
 
 # Kinds, types and builtin bases whose objects the snapshot shows whole
 # (F_WHOLE, see Capture._whole).
@@ -962,6 +964,12 @@ def capture(path, values, max_value_len, collect, state, opener=open_temp):
     if collect:
         gc.collect()
     gc.disable()
+    # Under tracemalloc, what the walk allocates is not traced (see
+    # _untraced); the window opens before gc.get_objects(), whose list is
+    # freed inside it, and closes when the walk is done.
+    untraced = _sites.tracing()
+    why_traced = _untraced.pause(_fork.IN_CHILD) if untraced else None
+    cap = None
     try:
         materialize_frames()
         objs = gc.get_objects()
@@ -969,6 +977,9 @@ def capture(path, values, max_value_len, collect, state, opener=open_temp):
         f = opener(path, state)
         w = F.Writer(f, values)
         cap = Capture(w, values, max_value_len, warnings)
+        if why_traced is not None:
+            cap.warn("allocation sites: %s; the agent's own allocations were traced too, "
+                     "which made the capture slower" % why_traced)
         cap.calibrate()
         cap.read_interp()
         cap.exec_frames = executing_frame_ids()
@@ -1033,5 +1044,9 @@ def capture(path, values, max_value_len, collect, state, opener=open_temp):
             cap.warn("capture stopped early: %s; the snapshot is incomplete" % failure)
         return cap
     finally:
+        if untraced:
+            why = _untraced.resume()
+            if why is not None and cap is not None:
+                cap.warn("allocation sites: " + why)
         if was_enabled:
             gc.enable()

@@ -271,6 +271,7 @@ def oom_first():
 # ---------------------------------------------------------------------------
 # In the program.
 
+IN_CHILD = False      # True in a child: it has one thread (_untraced swaps RAW there too)
 _children = {}        # pid -> the thread ident of its reaper; a child at a time
 # The last fork's wall and CPU time on the forking thread (for the
 # benchmarks): {"seconds": s, "cpu_seconds": s}.
@@ -346,6 +347,7 @@ def spawn(child, on_done):
 def _forker():
     """The forking thread: every signal blocked, the collector off while
     it forks; in the program it then becomes the child's reaper."""
+    global IN_CHILD
     r, w = JOB["r"], JOB["w"]
     try:
         signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
@@ -381,6 +383,7 @@ def _forker():
                 pids[5]))
             pid = out[5]
             if pid == 0:
+                IN_CHILD = True
                 try:
                     # Nothing of this thread's but ints is left to be
                     # listed as the program's.
