@@ -56,10 +56,11 @@ except ImportError:
     ctypes = None
 
 RAW, MEM, OBJ = 0, 1, 2
+_CTX, _MALLOC, _CALLOC, _REALLOC, _FREE = range(5)   # PyMemAllocatorEx's fields
 
 _api = None      # (get, set, struct type, struct size) once loaded
 _why = None      # why swapping is not possible here, once known
-_active = None   # (raw, [(domain, hook, original)], byref args) while swapped
+_active = None   # (raw, [(domain, hook, original)], [(domain, address)]) while swapped
 
 
 def _load():
@@ -71,12 +72,15 @@ def _load():
         _why = "this Python has no ctypes"
         return _why
     try:
-        class Alloc(ctypes.Structure):   # PyMemAllocatorEx
-            _fields_ = [("ctx", ctypes.c_void_p), ("malloc", ctypes.c_void_p), ("calloc", ctypes.c_void_p),
-                        ("realloc", ctypes.c_void_p), ("free", ctypes.c_void_p)]
-        p = ctypes.POINTER(Alloc)
-        get = ctypes.PYFUNCTYPE(None, ctypes.c_int, p)(("PyMem_GetAllocator", ctypes.pythonapi))
-        set_ = ctypes.PYFUNCTYPE(None, ctypes.c_int, p)(("PyMem_SetAllocator", ctypes.pythonapi))
+        # PyMemAllocatorEx {ctx, malloc, calloc, realloc, free}, as an
+        # array of 5 pointers, passed by address: no Structure class, no
+        # ctypes.POINTER. ctypes keeps the array type (one per length, the
+        # same at every attach) and every POINTER type it makes forever: a
+        # class of the agent's would stay in the program after each
+        # attach.
+        Alloc = ctypes.c_void_p * 5
+        get = ctypes.PYFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p)(("PyMem_GetAllocator", ctypes.pythonapi))
+        set_ = ctypes.PYFUNCTYPE(None, ctypes.c_int, ctypes.c_void_p)(("PyMem_SetAllocator", ctypes.pythonapi))
         obj_of = _object_of()
         here = obj_of(ctypes.cast(ctypes.pythonapi.PyMem_Malloc, ctypes.c_void_p).value)
         if here is None:
@@ -91,17 +95,15 @@ def _load():
 def _object_of():
     """addr -> the base address of the ELF object whose code has addr
     (dladdr), or None."""
-    class DlInfo(ctypes.Structure):
-        _fields_ = [("fname", ctypes.c_void_p), ("fbase", ctypes.c_void_p),
-                    ("sname", ctypes.c_void_p), ("saddr", ctypes.c_void_p)]
-    dladdr = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(DlInfo))(
+    # Dl_info {fname, fbase, sname, saddr}, as an array (see _load).
+    dladdr = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(
         ("dladdr", ctypes.CDLL(None)))
-    info = DlInfo()
+    info = (ctypes.c_void_p * 4)()
 
     def object_of(addr):
-        if not addr or not dladdr(addr, ctypes.byref(info)):
+        if not addr or not dladdr(addr, ctypes.addressof(info)):
             return None
-        return info.fbase
+        return info[1]
     return object_of
 
 
@@ -113,20 +115,20 @@ def _hooks():
     cur = {}
     for d in (RAW, MEM, OBJ):
         a = Alloc()
-        get(d, ctypes.byref(a))
+        get(d, ctypes.addressof(a))
         cur[d] = a
     r, m, o = cur[RAW], cur[MEM], cur[OBJ]
-    fns = ("malloc", "calloc", "realloc", "free")
-    if not (m.ctx and o.ctx == m.ctx + 2 * size and r.ctx == m.ctx + size
-            and all(getattr(m, f) == getattr(o, f) for f in fns)
-            and r.free == m.free and r.malloc != m.malloc
-            and all(obj_of(getattr(a, f)) == here for a in (r, m) for f in fns)):
+    fns = (_MALLOC, _CALLOC, _REALLOC, _FREE)
+    if not (m[_CTX] and o[_CTX] == m[_CTX] + 2 * size and r[_CTX] == m[_CTX] + size
+            and all(m[f] == o[f] for f in fns)
+            and r[_FREE] == m[_FREE] and r[_MALLOC] != m[_MALLOC]
+            and all(obj_of(a[f]) == here for a in (r, m) for f in fns)):
         return None, "another allocator hook is installed on top of tracemalloc's"
     out = []
     for d in (RAW, MEM, OBJ):
         h = cur[d]
-        orig = Alloc.from_buffer_copy(ctypes.string_at(h.ctx, size))
-        if not all(getattr(orig, f) for f in fns) or any(getattr(orig, f) == getattr(h, f) for f in fns):
+        orig = Alloc.from_buffer_copy(ctypes.string_at(h[_CTX], size))
+        if not all(orig[f] for f in fns) or any(orig[f] == h[f] for f in fns):
             return None, "the allocators saved behind tracemalloc's hooks are not recognized"
         out.append((d, h, orig))
     return out, None
@@ -158,7 +160,7 @@ def pause(raw=False):
         tb = _tracemalloc._get_object_traceback(before)
         # Made before the swap and kept until the hooks are back: a traced
         # block freed in the window would keep its trace.
-        refs = [(d, ctypes.byref(orig)) for d, _, orig in hooks if raw or d != RAW]
+        refs = [(d, ctypes.addressof(orig)) for d, _, orig in hooks if raw or d != RAW]
         _active = (raw, [h for h in hooks if raw or h[0] != RAW], refs)
         for d, ref in refs:
             set_(d, ref)
@@ -193,13 +195,13 @@ def resume():
         swap = a[1]
         for d, _, orig in swap:
             now = Alloc()
-            get(d, ctypes.byref(now))
+            get(d, ctypes.addressof(now))
             if not _same(now, orig):
                 return "the allocators changed during the capture; tracemalloc's hooks were left as they are"
         if not _tracemalloc.is_tracing():
             return "tracemalloc stopped during the capture; its hooks were not put back"
         for d, hook, _ in swap:
-            set_(d, ctypes.byref(hook))
+            set_(d, ctypes.addressof(hook))
         return None
     except Exception as e:
         return "tracemalloc's hooks could not be put back (%s)" % type(e).__name__
