@@ -75,14 +75,15 @@ func TestForkEqualsStopTheWorld(t *testing.T) {
 			for name := range mergeKeys(a, b) {
 				switch {
 				case a[name] == b[name]:
-				case a[name][0] == b[name][0]+1 && a[name][1] > b[name][1]:
+				case a[name][0] > b[name][0] && a[name][0] <= b[name][0]+2 && a[name][1] > b[name][1]:
 					// The stop-the-world capture sometimes lets one of the
 					// agent's own objects through when other threads run
 					// (a struct.Struct of its writer, with the Struct's
 					// format and bound pack method, on 3.10 and 3.11; a
-					// module loader and its path on 3.12): a flaw of that
-					// capture, not of the fork's, which then has one object
-					// fewer of each of those types.
+					// module loader and its path on 3.12; on 3.9, under
+					// load, a module loader with two dicts and two strs):
+					// a flaw of that capture, not of the fork's, which then
+					// has one or two objects fewer of each of those types.
 					fewer = append(fewer, name)
 				default:
 					diffs = append(diffs, fmt.Sprintf("%s: stop-the-world %d objects %d B, fork %d objects %d B",
