@@ -66,7 +66,7 @@ var ErrWithdrawn = errors.New("the request was withdrawn before the process star
 // or later) with heapscope's agent, and writes it to out (0600,
 // heapscope's user's). See the package documentation for how.
 func Snapshot(ctx context.Context, pid int, out string, opt Options) (Result, error) {
-	res := Result{Method: "ptrace"}
+	var res Result
 	p, err := Inspect(pid)
 	if err != nil {
 		return res, err

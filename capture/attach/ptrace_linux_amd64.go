@@ -21,8 +21,9 @@ const (
 	ptraceInterrupt = 0x4207
 	ptraceGetRegset = 0x4204
 	ptraceSetRegset = 0x4205
-	ntX86XState     = 0x202 // the extended register state (SSE, AVX...)
-	eventStop       = 128   // PTRACE_EVENT_STOP
+	ntX86XState     = 0x202      // the extended register state (SSE, AVX...)
+	eventStop       = 128        // PTRACE_EVENT_STOP
+	waitAll         = 0x40000000 // __WALL: wait4 for a thread too
 )
 
 // ownCalls says whether heapscope can make the calls into a process
@@ -84,6 +85,7 @@ type tracer struct {
 	xstate    []byte // the extended state, as PTRACE_GETREGSET gave it
 	held      int    // the signal whose stop was the first, for the detach
 	groupStop bool   // a group stop (SIGSTOP...) came: stop again after
+	running   bool   // a call did not return in time: the thread runs it
 }
 
 func ptrace(req, pid int, addr, data uintptr) error {
@@ -218,6 +220,7 @@ func (t *tracer) call(fn uint64, args ...uint64) (uint64, error) {
 		}
 		ws, err := t.waitUntil(deadline)
 		if err != nil {
+			t.running = true // left running in the call: restore stops it
 			return 0, err
 		}
 		if ws.Exited() || ws.Signaled() {
@@ -278,7 +281,7 @@ func (t *tracer) waitUntil(deadline time.Time) (syscall.WaitStatus, error) {
 	var ws syscall.WaitStatus
 	pause := time.Microsecond
 	for {
-		pid, err := syscall.Wait4(t.pid, &ws, syscall.WNOHANG|0x40000000, nil) // __WALL
+		pid, err := syscall.Wait4(t.pid, &ws, syscall.WNOHANG|waitAll, nil)
 		if err != nil && err != syscall.EINTR {
 			return ws, fmt.Errorf("wait for process %d: %w", t.pid, err)
 		}
@@ -310,16 +313,12 @@ func (t *tracer) save() error {
 // restore puts back the registers save kept. A call that is still
 // running (it did not return in time) is interrupted first.
 func (t *tracer) restore() error {
-	var ws syscall.WaitStatus
-	if pid, _ := syscall.Wait4(t.pid, &ws, syscall.WNOHANG|0x40000000, nil); pid == 0 {
-		var regs syscall.PtraceRegs
-		if syscall.PtraceGetRegs(t.pid, &regs) != nil {
-			// Running: stop it again.
-			ptrace(ptraceInterrupt, t.pid, 0, 0)
-			if _, err := t.waitUntil(time.Now().Add(t.patience)); err != nil {
-				return err
-			}
+	if t.running {
+		ptrace(ptraceInterrupt, t.pid, 0, 0)
+		if _, err := t.waitUntil(time.Now().Add(t.patience)); err != nil {
+			return err
 		}
+		t.running = false
 	}
 	if err := syscall.PtraceSetRegs(t.pid, &t.saved); err != nil {
 		return fmt.Errorf("ptrace setregs: %w", err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -48,33 +47,29 @@ func loadQuietNth(path string, i, n int, stderr io.Writer, inflate inflateFlag) 
 		g, err = inflate.open.Open(path)
 		return err
 	})
-	if errors.Is(err, heapfile.ErrTooLarge) {
-		err = fmt.Errorf("%w (--max-inflated SIZE raises the limit)", err)
-	}
 	if err != nil {
-		return nil, report.Source{}, err
+		return nil, report.Source{}, openError(err)
 	}
 	return g, report.Source{Path: path, Overview: analyze.Describe(g)}, nil
 }
 
+// openError is the error of a snapshot that could not be read, with
+// what to do when it was too large.
+func openError(err error) error {
+	if errors.Is(err, heapfile.ErrTooLarge) {
+		return fmt.Errorf("%w (--max-inflated SIZE raises the limit)", err)
+	}
+	return err
+}
+
 // loadBoth is loadNth of two snapshots (a diff's), read at the same
-// time when the machine has two cores or more: reading is mostly the
-// first touch of fresh memory, which two cores do in about half the time
-// of one. The progress names both; the warnings follow in the order of
-// paths, and of two errors the first path's is returned.
+// time: reading is mostly the first touch of fresh memory, which two
+// cores do in about half the time of one. The progress names both; the
+// warnings follow in the order of paths, and of two errors the first
+// path's is returned.
 func loadBoth(paths [2]string, stderr io.Writer, verbose bool, inflate inflateFlag) ([2]*heap.Graph, [2]report.Source, error) {
 	var gs [2]*heap.Graph
 	var srcs [2]report.Source
-	if runtime.GOMAXPROCS(0) < 2 {
-		for i, p := range paths {
-			g, src, err := loadNth(p, i+1, 2, stderr, verbose, inflate)
-			if err != nil {
-				return gs, srcs, err
-			}
-			gs[i], srcs[i] = g, src
-		}
-		return gs, srcs, nil
-	}
 	inflate.memory.apply()
 	var errs [2]error
 	msg := readingText(paths[0], 1, 2) + " and " + strings.TrimPrefix(readingText(paths[1], 2, 2), "reading ")
@@ -92,10 +87,7 @@ func loadBoth(paths [2]string, stderr io.Writer, verbose bool, inflate inflateFl
 	})
 	for i, p := range paths {
 		if err := errs[i]; err != nil {
-			if errors.Is(err, heapfile.ErrTooLarge) {
-				err = fmt.Errorf("%w (--max-inflated SIZE raises the limit)", err)
-			}
-			return [2]*heap.Graph{}, srcs, err
+			return [2]*heap.Graph{}, srcs, openError(err)
 		}
 		srcs[i] = report.Source{Path: p, Overview: analyze.Describe(gs[i])}
 	}
