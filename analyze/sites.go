@@ -3,6 +3,7 @@ package analyze
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/heapscope/heapscope/heap"
 )
@@ -22,14 +23,47 @@ type Frame struct {
 }
 
 // SiteStat is one place where objects of a set were allocated: the
-// innermost frame they share (a file and line for Python; a function,
-// and where it starts, for V8), how many of them it allocated and their
-// shallow bytes. Stack is the heaviest of the stacks that end in that
-// frame, innermost first: the site and its callers.
+// innermost frame of the program's own code they share (see
+// Frame.Library), or, for stacks with none, the innermost frame (a file
+// and line for Python; a function, and where it starts, for V8); how
+// many of them it allocated and their shallow bytes. Stack is the
+// heaviest of the stacks that share that frame, innermost first: the
+// site and its callers; Stack[Program] is that frame of the program's,
+// and Program is -1 when the stack has none.
+//
+// Objects a library allocates for the program (sympy's expressions,
+// all made by Basic.__new__) are told apart by the program's line that
+// asked for them, which is what a user changes.
 type SiteStat struct {
-	Stack []Frame
-	Count int
-	Bytes uint64
+	Stack   []Frame
+	Program int
+	Count   int
+	Bytes   uint64
+}
+
+// Library reports whether a frame is a library's or the runtime's
+// rather than the program's own, from its file's path: Python's
+// standard library and installed packages (lib/python3.N,
+// site-packages, dist-packages), npm packages (node_modules), Node's
+// own modules (node:), and heapscope's leak check, which calls the
+// workload.
+func (f Frame) Library() bool {
+	p := f.File
+	return strings.Contains(p, "/site-packages/") || strings.Contains(p, "/dist-packages/") ||
+		strings.Contains(p, "/lib/python3") || strings.Contains(p, "/node_modules/") ||
+		strings.HasPrefix(p, "node:") ||
+		strings.HasSuffix(p, "/heapscope/leakcheck.py") || strings.HasSuffix(p, "/heapscope/pytest_plugin.py")
+}
+
+// programFrame is the index of the innermost frame of stack that is
+// not a library's, or -1.
+func programFrame(stack []Frame) int {
+	for i, f := range stack {
+		if !f.Library() {
+			return i
+		}
+	}
+	return -1
 }
 
 // Allocations says where a set of objects was allocated, as memray's
@@ -113,7 +147,7 @@ func (st *siteTally) stack(k siteRef) []Frame {
 }
 
 // result returns each group's allocations, groups 0 to n-1: stacks that
-// end in the same frame merged, the heaviest MaxSites kept, each with
+// share the frame a SiteStat is keyed by merged, the heaviest MaxSites kept, each with
 // the heaviest of its stacks.
 func (st *siteTally) result(n int) []*Allocations {
 	out := make([]*Allocations, n)
@@ -146,16 +180,20 @@ func (st *siteTally) result(n int) []*Allocations {
 			per[grp] = map[Frame]*merged{}
 		}
 		stack := st.stack(k)
-		inner := stack[0]
-		m := per[grp][inner]
+		prog := programFrame(stack)
+		key := stack[0]
+		if prog >= 0 {
+			key = stack[prog]
+		}
+		m := per[grp][key]
 		if m == nil {
 			m = &merged{}
-			per[grp][inner] = m
+			per[grp][key] = m
 		}
 		m.Count += x.Count
 		m.Bytes += x.Bytes
 		if m.heaviest == nil || x.Bytes > m.heaviest.Bytes {
-			m.heaviest, m.Stack = x, stack
+			m.heaviest, m.Stack, m.Program = x, stack, prog
 		}
 	}
 	for i, m := range per {

@@ -22,11 +22,11 @@ import time
 # importing it during a capture would run the import system, and with it
 # any import hook the program installed.
 try:
-    from . import _capture, _census, _fork
+    from . import _capture, _census, _fork, _watch
     from ._introspect import from_host as _from_host, type_name as _type_name, FRAMES as _FRAMES
     _load_error = None
 except (ImportError, SyntaxError, OSError) as e:
-    _capture = _census = _fork = None
+    _capture = _census = _fork = _watch = None
     _load_error = "%s: %s" % (type(e).__name__, e)
 
     def _from_host(e):
@@ -40,7 +40,7 @@ try:
 except ImportError:
     _resource = None
 
-__all__ = ["snapshot", "growth"]
+__all__ = ["snapshot", "growth", "watch", "unwatch"]
 __version__ = "0.1.0"
 
 _lock = _thread.allocate_lock()
@@ -127,6 +127,35 @@ def growth(limit=10, file=None, collect=True):
         width = max(len(r[0]) for r in rows)
         out.write("".join("%-*s %10d %+10d %14d %+14d\n" % ((width,) + r) for r in rows))
     return rows
+
+
+def watch(*types, frames=8):
+    """Records where the instances of the given classes are allocated
+    from now on, with up to frames calling frames each (function, file
+    and line), until unwatch(): later snapshots give each instance made
+    since its site, which leaks, why, top and check then name. Only
+    these classes' allocations are slowed (about 1.5 us each); the rest
+    of the program runs as fast as before, unlike under tracemalloc.
+
+    Python classes can be watched, on object, int, float, complex or an
+    exception; built-in classes, classes a C extension makes, and
+    subclasses of dict, list, tuple, set or str cannot. Returns
+    [(class, reason)] of those given that are not watched (a line on
+    stderr says so too). A watched class stays alive until unwatch()."""
+    if _load_error is not None:
+        _stderr("heapscope: cannot load the agent: %s" % _load_error)
+        return [(t, "the agent is not loaded") for t in types]
+    refused = _watch.watch(types, frames)
+    for t, why in refused:
+        _stderr("heapscope: allocation sites of %s are not recorded: %s" % (_type_name(t) if isinstance(t, type) else repr(type(t)), why))
+    return refused
+
+
+def unwatch(*types):
+    """Stops recording the allocation sites of the given classes (none
+    given: of every class; see watch()), and forgets those recorded."""
+    if _watch is not None:
+        _watch.unwatch(types or None)
 
 
 def _stderr(msg):

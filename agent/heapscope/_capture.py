@@ -205,7 +205,7 @@ class Capture(Edges):
         self.dict_offsets = {}   # id(type) -> where its instances keep their __dict__ (or None)
         self.layouts = {}        # (id(type), referent count) -> inline layout
         self.inline_names = {}   # id(type) -> candidate attribute names (copies)
-        self.sites = _sites.Sites(self) if _sites.tracing() else None   # allocation sites
+        self.sites = _sites.Sites.make(self)   # allocation sites, or None
         self.L = {}
         for s in ("<key>", "__dict__", "__class__", "__mro__", "__bases__", "__base__",
                   "__closure__", "__globals__", "f_back", "f_code", "f_globals",

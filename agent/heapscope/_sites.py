@@ -33,6 +33,7 @@ from operator import is_, is_not
 import _tracemalloc
 
 from . import _format as F
+from . import _watch
 from ._introspect import current_frames, _FR_BACK, _FR_CODE
 
 _traceback = _tracemalloc._get_object_traceback
@@ -127,12 +128,27 @@ def tracing():
 
 class Sites:
     """The site table of one capture: the tracebacks seen (a tuple of
-    (file, line) frames, innermost first) and the tree nodes (caller,
-    file, line), each with its site number; new sites wait in the columns
-    until the chunk's SITES section is written."""
+    frames, innermost first: (file, line) from tracemalloc, (file, line,
+    function) from _watch) and the tree nodes (caller, file, line), each
+    with its site number; new sites wait in the columns until the
+    chunk's SITES section is written. An object _watch noted the stack
+    of gets that one; others get tracemalloc's, if it traces."""
 
-    def __init__(self, cap):
+    @classmethod
+    def make(cls, cap):
+        """The Sites of a capture, or None when neither tracemalloc nor
+        _watch has sites to give."""
+        traced = tracing()
+        watched = _watch.table()
+        if not traced and watched is None:
+            return None
+        return cls(cap, traced, watched)
+
+    def __init__(self, cap, traced=True, watched=None):
         self.cap = cap          # for the string table (cap.name)
+        self.traced = traced
+        self.watched = watched  # ({address: stack number}, stacks) from _watch, or None
+        self.watched_tbs = {}   # stack number -> traceback
         self.by_tb = {}         # traceback -> site
         self.by_node = {}       # (caller site, file, line) -> site
         self.nsites = 1         # site 0: not known
@@ -149,7 +165,8 @@ class Sites:
         if s is not None:
             return s
         s = 0
-        for fname, lineno in reversed(tb):
+        for fr in reversed(tb):
+            fname, lineno = fr[0], fr[1]
             key = (s, fname, lineno)
             n = self.by_node.get(key)
             if n is None:
@@ -160,7 +177,7 @@ class Sites:
                 ok = type(fname) is str and type(lineno) is int and 0 <= lineno < 1 << 32
                 self.file.append(self.cap.name(fname) if type(fname) is str else 0)
                 self.line.append(lineno if ok else 0)
-                func = self.functions.name(fname, lineno) if ok else None
+                func = fr[2] if len(fr) > 2 else self.functions.name(fname, lineno) if ok else None
                 self.function.append(self.cap.name(func) if func is not None else 0)
             s = n
         self.by_tb[tb] = s
@@ -171,14 +188,37 @@ class Sites:
         (addresses, sites) of those tracemalloc traces, or None. New
         sites' file names go into the string table, to be flushed with
         the chunk's."""
-        tbs = list(map(_traceback, chunk))
-        if _traceback_at is not None:
-            self._managed(chunk, addr, tbs)
+        if self.traced:
+            tbs = list(map(_traceback, chunk))
+            if _traceback_at is not None:
+                self._managed(chunk, addr, tbs)
+        else:
+            tbs = [None] * len(chunk)
+        if self.watched is not None:
+            self._watched(chunk, addr, tbs)
         sel = list(map(is_not, tbs, repeat(None)))
         if not any(sel):
             return None
         sites = F.u32s(list(map(self._site, compress(tbs, sel))))
         return F.u64s(compress(addr, sel)), sites
+
+    def _watched(self, chunk, addr, tbs):
+        """The stacks _watch noted of the objects of chunk, in place of
+        tracemalloc's: only where the object's class is the one noted."""
+        by_addr, stacks = self.watched
+        got = list(map(by_addr.get, addr))
+        if not any(got):
+            return
+        known = self.watched_tbs
+        for i in compress(range(len(got)), got):
+            n = got[i]
+            st = stacks[n]
+            if st is None or type(chunk[i]) is not st[0]:
+                continue
+            tb = known.get(n)
+            if tb is None:
+                tb = known[n] = _watch.frames(st)
+            tbs[i] = tb
 
     def _managed(self, chunk, addr, tbs):
         """3.11: the tracebacks of instances with a managed dict."""

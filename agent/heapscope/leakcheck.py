@@ -193,24 +193,53 @@ def _finding_lines(f, runs):
             lines.append("    part: %s, held by %s" % (p.get("text"), p.get("path")))
         if len(parts) > 8:
             lines.append("    and %d more parts" % (len(parts) - 8))
-    alloc = f.get("allocated")
-    if isinstance(alloc, dict):
         label = "    allocated at "
-        for s in alloc.get("sites") or []:
-            frames = s.get("frames") or []
+        for p in parts[:8]:
+            for text in _site_lines(p.get("allocated"), " " + str(p.get("type") or "")):
+                lines.append(label + text)
+                label = " " * len(label)
+    else:
+        label = "    allocated at "
+        for text in _site_lines(f.get("allocated"), ""):
+            lines.append(label + text)
+            label = " " * len(label)
+    return lines
+
+
+def _site_lines(alloc, noun):
+    """The lines that say where a set was allocated (heapscope check's
+    JSON: sites with their frames, and the index of the program's own
+    frame): "where (12 objects, 1.1 KiB)", noun after the count when
+    given (a part's type)."""
+    if not isinstance(alloc, dict):
+        return []
+    out = []
+    for s in alloc.get("sites") or []:
+        frames = s.get("frames") or []
+        prog = s.get("program", -1)
+        if not isinstance(prog, int) or prog < 0 or prog >= len(frames):
+            prog = -1
+        if prog >= 3:
+            where = "%s <- ... <- %s" % (_frame(frames[0]), " <- ".join(_frame(fr) for fr in frames[prog:prog + 2]))
+        else:
             # The check's own frames (the loop that calls the workload)
             # say nothing of where the program allocates.
             theirs = [fr for fr in frames if not str(fr.get("file") or "").startswith(_OWN_DIR)]
-            frames = theirs or frames
-            where = " <- ".join(_frame(fr) for fr in frames[:3]) or "?"
-            n = s.get("count", 0)
-            lines.append("%s%s (%d object%s, %s)" % (label, where, n, "" if n == 1 else "s", human_bytes(s.get("bytes", 0))))
-            label = " " * len(label)
-        n = alloc.get("unknown", 0)
-        if n:
-            lines.append("%snot recorded (%d object%s)" % (label, n, "" if n == 1 else "s"))
-    return lines
+            where = " <- ".join(_frame(fr) for fr in (theirs or frames)[:3]) or "?"
+        out.append("%s (%s, %s)" % (where, _count(s.get("count", 0), noun), human_bytes(s.get("bytes", 0))))
+    n = alloc.get("unknown", 0)
+    if n:
+        out.append("not recorded (%s)" % _count(n, noun))
+    return out
 
+
+def _count(n, noun):
+    """ "12 objects", "1 object", or "12 app.Session" when noun is given."""
+    return "%d%s" % (n, noun) if noun else "%d object%s" % (n, "" if n == 1 else "s")
+
+
+_WATCH_FRAMES = 16  # frames of each allocation a check's watch records
+_WATCH_MAX = 64     # classes a check watches at most (a factory may make thousands)
 
 _OWN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "")
 
@@ -276,11 +305,15 @@ class LeakCheck:
     then runs warmup + 2 * iterations times whatever it does; with
     counts, warmup + iterations when nothing grew from A to B, warmup +
     2 * iterations when nothing grew twice, warmup + 4 * iterations when
-    something did)."""
+    something did). watch: when the counts found classes that grew at
+    every step, record where their instances are allocated until the
+    end of the check (_watch: only those classes' allocations are
+    slowed), so that a failure says where the leaked objects were made
+    without trace_alloc; watch=False records nothing."""
 
     def __init__(self, iterations=50, warmup=5, binary=None, directory=None,
                  keep=None, config=None, raise_on_leak=True, before_snapshot=None, trace_alloc=0,
-                 counts=True):
+                 counts=True, watch=True):
         _check_counts(iterations, warmup)
         _check_frames(trace_alloc)
         self.trace_alloc = int(trace_alloc)
@@ -294,6 +327,8 @@ class LeakCheck:
         self.raise_on_leak = raise_on_leak
         self.before_snapshot = before_snapshot
         self.counts = bool(counts)
+        self.watch = bool(watch)
+        self._watched = []   # the classes this check watches (_watch)
         self.report = None
         self.runs = 0
         self._dir = None
@@ -362,6 +397,30 @@ class LeakCheck:
                 every = every or all(steps)
         return grew, every
 
+    def _watch_grown(self, k):
+        """Records where the classes that grew at every one of the last
+        k steps are allocated, from now to the end of the check (unless
+        tracemalloc gives every object's site already): the snapshots
+        that follow then say where the leaked objects were made."""
+        from . import _census, _sites, _watch
+        from ._introspect import type_name
+        if not self.watch or _sites.tracing():
+            return
+        got = _census.COUNTS[-(k + 1):]
+        by_name = {}
+        for n, types in got:
+            for tid in n:
+                by_name.setdefault(type_name(types[tid]), []).append(types[tid])
+        grew, _ = self._grew(k)
+        classes = []
+        for name, ns in grew.items():
+            if all(x < y for x, y in zip(ns, ns[1:])):
+                classes.extend(t for t in by_name.get(name, ()) if t not in classes and _watch.refusal(t) is None)
+        del classes[_WATCH_MAX:]
+        if classes:
+            _watch.watch(classes, _WATCH_FRAMES)
+            self._watched = classes
+
     def __iter__(self):
         for _ in range(self.warmup):
             self.runs += 1
@@ -385,6 +444,7 @@ class LeakCheck:
                         del _census.COUNTS[:]
                         self._quick = grew
                         return
+            self._watch_grown(2)
             del _census.COUNTS[:]
         self._snap(0)
         for _ in range(self.iterations):
@@ -417,6 +477,10 @@ class LeakCheck:
             import tracemalloc
             tracemalloc.stop()
             self._traced = False
+        if self._watched:
+            from . import _watch
+            _watch.unwatch(self._watched)
+            self._watched = []
         try:
             if exc_type is not None:
                 return False

@@ -586,7 +586,10 @@ func findingText(w io.Writer, n int, x analyze.LeakFinding) error {
 	if _, err := io.WriteString(w, wrapSteps("    e.g.     ", pathSteps(biggest.Sample), width)); err != nil {
 		return err
 	}
-	return writeSites(w, biggest.Alloc, "    ", "allocated at")
+	if len(x.Parts) == 1 {
+		return writeSites(w, biggest.Alloc, "    ", "allocated at")
+	}
+	return writePartSites(w, x.Parts[:min(len(x.Parts), maxPartsShown)], "    ", "allocated at")
 }
 
 // HeldByLine says what holds a finding in one line: the path of its one

@@ -45,6 +45,19 @@ func StackText(stack []analyze.Frame, max int) string {
 	return strings.Join(parts, " <- ")
 }
 
+// SiteText writes a site's stack as text shows it: its first
+// stackFrames frames, and when the frame of the program's own code
+// that it is keyed by comes later, the innermost frame, then that one
+// and its caller: "Basic.__new__ (basic.py:127) <- ... <- compute
+// (app.py:9) <- main (app.py:20)".
+func SiteText(s analyze.SiteStat) string {
+	if s.Program < stackFrames {
+		return StackText(s.Stack, stackFrames)
+	}
+	tail := s.Stack[s.Program:min(len(s.Stack), s.Program+2)]
+	return FrameText(s.Stack[0]) + " <- ... <- " + StackText(tail, 0)
+}
+
 // objectsText is "1 object" or "12 objects".
 func objectsText(n int) string {
 	if n == 1 {
@@ -64,7 +77,11 @@ func SitesLine(a *analyze.Allocations) string {
 	var parts []string
 	if len(a.Sites) > 0 {
 		s := a.Sites[0]
-		line := fmt.Sprintf("%s (%s, %s)", StackText(s.Stack, 1), objectsText(s.Count), Bytes(s.Bytes))
+		at := s.Stack[:1]
+		if s.Program > 0 {
+			at = s.Stack[s.Program : s.Program+1]
+		}
+		line := fmt.Sprintf("%s (%s, %s)", StackText(at, 1), objectsText(s.Count), Bytes(s.Bytes))
 		if n := len(a.Sites) - 1; n > 0 {
 			line += " and " + Count(n) + " more"
 		}
@@ -92,7 +109,7 @@ func writeSites(w io.Writer, a *analyze.Allocations, indent, label string) error
 		return err
 	}
 	for _, s := range a.Sites {
-		if err := line(StackText(s.Stack, stackFrames), s.Count, s.Bytes); err != nil {
+		if err := line(SiteText(s), s.Count, s.Bytes); err != nil {
 			return err
 		}
 	}
@@ -102,11 +119,43 @@ func writeSites(w io.Writer, a *analyze.Allocations, indent, label string) error
 	return nil
 }
 
+// writePartSites writes where each part of a finding was allocated,
+// one line per site under a label, the part named in each:
+//
+//	allocated at  compute (app.py:9) <- main (app.py:20)  (20 app.Result, 1.1 KiB)
+//	              not recorded  (20 dict, 2.2 KiB)
+func writePartSites(w io.Writer, parts []analyze.LeakPart, indent, label string) error {
+	pad := indent + strings.Repeat(" ", len(label)+2)
+	first := indent + label + "  "
+	for _, p := range parts {
+		a := p.Alloc
+		if a == nil {
+			continue
+		}
+		for _, s := range a.Sites {
+			if _, err := fmt.Fprintf(w, "%s%s  (%s %s, %s)\n", first, SiteText(s), Count(s.Count), PartLabel(p), Bytes(s.Bytes)); err != nil {
+				return err
+			}
+			first = pad
+		}
+		if a.Unknown > 0 {
+			if _, err := fmt.Fprintf(w, "%snot recorded  (%s %s, %s)\n", first, Count(a.Unknown), PartLabel(p), Bytes(a.UnknownBytes)); err != nil {
+				return err
+			}
+			first = pad
+		}
+	}
+	return nil
+}
+
 // siteJSON is an allocation site as JSON shows it.
 type siteJSON struct {
 	Count  int         `json:"count"`
 	Bytes  uint64      `json:"bytes"`
 	Frames []frameJSON `json:"frames"`
+	// Program is the index in Frames of the innermost frame of the
+	// program's own code, -1 when none (analyze.SiteStat).
+	Program int `json:"program"`
 }
 
 type frameJSON struct {
@@ -130,7 +179,7 @@ func allocToJSON(a *analyze.Allocations) *allocJSON {
 	}
 	out := &allocJSON{Sites: []siteJSON{}, Unknown: a.Unknown, UnknownBytes: a.UnknownBytes}
 	for _, s := range a.Sites {
-		j := siteJSON{Count: s.Count, Bytes: s.Bytes, Frames: []frameJSON{}}
+		j := siteJSON{Count: s.Count, Bytes: s.Bytes, Frames: []frameJSON{}, Program: s.Program}
 		for _, f := range s.Stack {
 			j.Frames = append(j.Frames, frameJSON(f))
 		}

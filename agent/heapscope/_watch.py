@@ -1,0 +1,318 @@
+"""Allocation sites of chosen classes, recorded by the classes' allocator.
+
+Private module of the heapscope agent. tracemalloc records a site for
+every allocation of the program, which makes sympy 5x slower at one
+frame and 60-120x at 25 (bench/python/SITES.md). A leak needs the sites
+of the classes that grew only: watch(types) puts a hook in each class's
+tp_alloc slot, the function every instance of a Python class is
+allocated with (object.__new__, and through it a call of the class,
+copy, pickle, and the interpreter's specialized calls, on 3.9-3.13). The
+hook notes the calling frames (the code object and the instruction of
+each, up to `frames` of them, innermost first) and calls the allocator
+it replaced, then notes the new object's address. Other classes'
+allocations cost nothing; a watched class's about 1.5 us each.
+
+What is kept: an array of (address, stack number) pairs, one per
+allocation, and the stacks (the class, then code objects and
+instruction offsets). The array holds no Python object per allocation,
+and is compacted (the last stack of each address kept) when it has
+doubled, so memory is bounded by the addresses the classes' instances
+have used, not by the allocations. A pair is appended in one C call,
+and the compaction replaces the part it read in one slice assignment
+(under a lock that a hook never waits for), so hooks in several
+threads never pair an address with another allocation's stack nor lose
+one. A live instance of a watched class
+was allocated through the hook at its address, and no other instance of
+the class was allocated there since (any would have gone through the
+hook too), so the last stack noted at its address is its own: the
+capture gives it only when the object's class is the one noted (an
+object of another class may have the address now). An object whose
+__class__ was assigned to a watched class after it was allocated can be
+given a stale stack; one allocated before the watch began gets none.
+
+Which classes: Python classes (heap types) whose layout chain, up to
+the first built-in base, has only the instance traversal of Python
+classes, on object, int, float, complex or a built-in exception. The
+hook is Python code that runs after the allocator returned and before
+the class's C constructor fills the object in, and the collector may
+run there (from the hook's own allocations; on 3.12+ at the
+interpreter's check after any call): it then looks into a zeroed
+object. Those bases, and the agent's capture, read a zeroed instance
+safely; a zeroed dict, set, tuple or str is not (dict's and set's
+traversal dereference their tables; the capture iterates tuples and
+reads strs), so subclasses of those are refused, with the reason.
+
+The hook never raises into the program: a failure of its own
+bookkeeping records no site. If the replaced allocator itself fails
+(memory exhausted), the program sees a SystemError where it would have
+seen a MemoryError: a ctypes callback cannot pass an exception on.
+The ctypes callbacks are never freed (a thread may be inside one when
+its class is unwatched, or the interpreter be shutting down); at exit
+every class is unwatched.
+
+Like the rest of the agent it runs no code of the program's: it reads
+classes' __flags__, __base__ and slots, and frames' code and offsets.
+"""
+
+import _thread
+import sys
+from array import array
+from itertools import chain
+
+try:
+    import ctypes
+    _P = ctypes.sizeof(ctypes.c_void_p)
+    _ALLOC = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ssize_t)
+    _HOOK = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_ssize_t)
+    _vp_at = ctypes.c_void_p.from_address
+    _modified = ctypes.pythonapi.PyType_Modified
+    _modified.argtypes = [ctypes.py_object]
+    _modified.restype = None
+    _incref = ctypes.pythonapi.Py_IncRef
+    _incref.argtypes = [ctypes.py_object]
+    _incref.restype = None
+except Exception as e:   # no ctypes: nothing can be watched
+    ctypes = None
+    _why_not = "ctypes cannot be loaded here (%s: %s)" % (type(e).__name__, e)
+else:
+    _why_not = None
+
+HEAPTYPE = 1 << 9
+_T_FLAGS = type.__dict__["__flags__"].__get__
+_T_BASE = type.__dict__["__base__"].__get__
+_T_NAME = type.__dict__["__qualname__"].__get__
+_getframe = sys._getframe
+
+# Slot offsets in PyTypeObject (3.9-3.13 share them; checked at import).
+_O_BASICSIZE, _O_FLAGS, _O_TRAVERSE, _O_ALLOC = 4, 21, 23, 38
+
+_SAFE_BASES = (object, int, float, complex)
+
+
+def _probe():
+    """The addresses of subtype_traverse and PyType_GenericAlloc, read
+    from a class of the agent's after checking that the slots around
+    them hold what they should; or a reason."""
+    class Probe:
+        pass
+    base = id(Probe)
+    if _vp_at(base + _O_BASICSIZE * _P).value != Probe.__basicsize__:
+        return None, "this Python's class layout is not the one the agent knows (tp_basicsize)"
+    if (_vp_at(base + _O_FLAGS * _P).value or 0) != _T_FLAGS(Probe):
+        return None, "this Python's class layout is not the one the agent knows (tp_flags)"
+    generic = ctypes.cast(ctypes.pythonapi.PyType_GenericAlloc, ctypes.c_void_p).value
+    if _vp_at(base + _O_ALLOC * _P).value != generic:
+        return None, "this Python's class layout is not the one the agent knows (tp_alloc)"
+    return (_vp_at(base + _O_TRAVERSE * _P).value, generic), None
+
+
+_SUBTYPE_TRAVERSE = None
+if ctypes is not None:
+    try:
+        got, _why_not = _probe()
+        if got is not None:
+            _SUBTYPE_TRAVERSE = got[0]
+    except Exception as e:
+        _why_not = "the agent could not read a class's slots (%s: %s)" % (type(e).__name__, e)
+
+
+def refusal(t):
+    """Why class t cannot be watched, or None if it can."""
+    if _why_not is not None:
+        return _why_not
+    if not isinstance(t, type):
+        return "not a class"
+    if not _T_FLAGS(t) & HEAPTYPE:
+        return "a built-in class (its instances are not made by an allocator the agent can hook)"
+    b = t
+    while b is not None and _T_FLAGS(b) & HEAPTYPE:
+        trav = _vp_at(id(b) + _O_TRAVERSE * _P).value
+        if trav is not None and trav != _SUBTYPE_TRAVERSE:
+            return "a class made by a C extension (%s)" % _T_NAME(b)
+        b = _T_BASE(b)
+    if b in _SAFE_BASES or (isinstance(b, type) and issubclass(b, BaseException)):
+        return None
+    return ("built on %s, which the collector cannot look into before %s's constructor has "
+            "filled it in" % (_T_NAME(b), _T_NAME(b)))
+
+
+class _State:
+    """What the hooks note, shared by every watched class."""
+
+    def __init__(self):
+        self.pairs = array("Q")     # address, stack number of each allocation noted
+        self.compact_at = 1 << 17
+        self.compacting = _thread.allocate_lock()
+        self.stacks = [None]        # number -> (class, (code, offset), ...)
+        self.by_key = {}            # (class id, code id, offset, ...) -> number
+        self.frames = 8
+        self.hooked = {}            # class id -> (class, original allocator, hook address)
+
+    def stack(self, tp, f):
+        """The number of the stack of frames from f outwards, for class
+        address tp, made if new."""
+        n = self.frames
+        key = [tp]
+        codes = []
+        while f is not None and n:
+            c = f.f_code
+            key.append(id(c))
+            key.append(f.f_lasti)
+            codes.append(c)
+            f = f.f_back
+            n -= 1
+        key = tuple(key)
+        s = self.by_key.get(key)
+        if s is None:
+            h = self.hooked.get(tp)
+            if h is None:
+                return 0
+            s = len(self.stacks)
+            self.stacks.append((h[0],) + tuple(zip(codes, key[2::2])))
+            self.by_key[key] = s
+        return s
+
+    def compact(self):
+        """Keeps the last stack noted at each address (see the module
+        comment); another thread's compaction in progress: nothing."""
+        if not self.compacting.acquire(False):
+            return
+        try:
+            p = self.pairs
+            n = len(p) & ~1
+            last = dict(zip(p[0:n:2], p[1:n:2]))
+            p[0:n] = array("Q", chain.from_iterable(last.items()))
+            self.compact_at = max(1 << 17, 2 * len(p))
+        finally:
+            self.compacting.release()
+
+
+_state = _State()
+_callbacks = []   # every hook made: never freed (see the module comment)
+_exit_registered = [False]
+
+
+def _make_hook(orig, st):
+    getframe = _getframe
+
+    def hook(tp, n):
+        s = 0
+        try:
+            s = st.stack(tp, getframe(1))
+            if len(st.pairs) >= st.compact_at:
+                st.compact()
+        except BaseException:
+            s = 0
+        a = orig(tp, n)
+        if a and s:
+            try:
+                st.pairs.extend((a, s))
+            except BaseException:
+                pass
+        return a
+    return hook
+
+
+def watch(types, frames=8):
+    """Starts noting the allocation sites of the classes in types, with
+    up to frames frames each (1-256; the latest call sets it for all).
+    Returns [(class, reason)] of those that cannot be watched. A class
+    watched already stays so."""
+    frames = int(frames)
+    if not 1 <= frames <= 256:
+        raise ValueError("frames must be from 1 to 256, not %d" % frames)
+    _state.frames = frames
+    refused = []
+    for t in types:
+        why = refusal(t)
+        if why is not None:
+            refused.append((t, why))
+            continue
+        tid = id(t)
+        if tid in _state.hooked:
+            continue
+        slot = _vp_at(tid + _O_ALLOC * _P)
+        orig = _ALLOC(slot.value)
+        cb = _HOOK(_make_hook(orig, _state))
+        _incref(cb)
+        _callbacks.append(cb)
+        addr = ctypes.cast(cb, ctypes.c_void_p).value
+        _state.hooked[tid] = (t, slot.value, addr)
+        slot.value = addr
+        _modified(t)
+    if _state.hooked and not _exit_registered[0]:
+        import atexit
+        atexit.register(unwatch)
+        _exit_registered[0] = True
+    return refused
+
+
+def unwatch(types=None):
+    """Puts the allocator of the classes in types (None: every watched
+    class) back and forgets their sites: once a class is no longer
+    watched, an address noted for it may hold an instance allocated
+    without the hook. A class whose slot something else changed since
+    keeps it."""
+    st = _state
+    gone = set(st.hooked) if types is None else {id(t) for t in types} & st.hooked.keys()
+    for tid in gone:
+        t, orig, addr = st.hooked.pop(tid)
+        slot = _vp_at(tid + _O_ALLOC * _P)
+        if slot.value == addr:
+            slot.value = orig
+            _modified(t)
+    if not st.hooked:
+        frames = st.frames
+        st.__init__()
+        st.frames = frames
+        return
+    for n in range(1, len(st.stacks)):
+        s = st.stacks[n]
+        if s is not None and id(s[0]) in gone:
+            st.stacks[n] = None
+    st.by_key = {k: v for k, v in st.by_key.items() if st.stacks[v] is not None}
+
+
+def watched():
+    """The classes watched now."""
+    return [h[0] for h in _state.hooked.values()]
+
+
+def table():
+    """For a capture: ({address: stack number}, stacks), or None when
+    nothing was noted. stacks[n] is (class, (code, offset), ...),
+    innermost frame first."""
+    p = _state.pairs[:]
+    if not p:
+        return None
+    return dict(zip(p[0::2], p[1::2])), _state.stacks
+
+
+_CO_NAME = type(_probe.__code__).__dict__.get("co_qualname", type(_probe.__code__).co_name).__get__
+
+
+def _line(code, off):
+    """The line of the instruction at byte offset off of code, or 0."""
+    if hasattr(code, "co_lines"):   # 3.10+
+        for start, end, line in code.co_lines():
+            if start <= off < end:
+                return line or 0
+        return 0
+    tab = code.co_lnotab            # 3.9: (address step, line step) pairs
+    line, addr = code.co_firstlineno, 0
+    for i in range(0, len(tab) - 1, 2):
+        addr += tab[i]
+        if addr > off:
+            break
+        d = tab[i + 1]
+        line += d - 256 if d >= 128 else d
+    return line
+
+
+def frames(stack):
+    """A stack's frames as (file, line, function), innermost first."""
+    out = []
+    for code, off in stack[1:]:
+        f, name = code.co_filename, _CO_NAME(code)
+        out.append((f if type(f) is str else "?", _line(code, off), name if type(name) is str else None))
+    return tuple(out)
