@@ -24,10 +24,10 @@ import (
 func TestWatch(t *testing.T) {
 	eachPython(t, func(t *testing.T, py interp) {
 		var out struct {
-			Paths    []string          `json:"paths"`
-			File     string            `json:"file"`
-			Refused  map[string]string `json:"refused"`
-			Objects  [][2]json.RawMessage
+			Paths   []string          `json:"paths"`
+			File    string            `json:"file"`
+			Refused map[string]string `json:"refused"`
+			Objects [][2]json.RawMessage
 		}
 		runPyWith(t, py.Path, nil, "watch.py", &out, t.TempDir())
 		for name, want := range map[string]string{"Table": "built on dict", "Pair": "built on tuple", "dict": "a built-in class"} {
