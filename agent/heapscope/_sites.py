@@ -212,7 +212,7 @@ class Sites:
         known = self.watched_tbs
         for i in compress(range(len(got)), got):
             n = got[i]
-            st = stacks[n]
+            st = stacks.get(n)
             if st is None or type(chunk[i]) is not st[0]:
                 continue
             tb = known.get(n)

@@ -57,7 +57,7 @@ classes' __flags__, __base__ and slots, and frames' code and offsets.
 import _thread
 import sys
 from array import array
-from itertools import chain
+from itertools import chain, count
 
 try:
     import ctypes
@@ -143,7 +143,8 @@ class _State:
         self.pairs = array("Q")     # address, stack number of each allocation noted
         self.compact_at = 1 << 17
         self.compacting = _thread.allocate_lock()
-        self.stacks = [None]        # number -> (class, (code, offset), ...)
+        self.stacks = {}            # number -> (class, (code, offset), ...)
+        self.numbers = count(1)     # stack numbers: next() is one C call, so two threads get two
         self.by_key = {}            # (class id, code id, offset, ...) -> number
         self.frames = 8
         self.hooked = {}            # class id -> (class, original allocator, hook address)
@@ -167,8 +168,8 @@ class _State:
             h = self.hooked.get(tp)
             if h is None:
                 return 0
-            s = len(self.stacks)
-            self.stacks.append((h[0],) + tuple(zip(codes, key[2::2])))
+            s = next(self.numbers)
+            self.stacks[s] = (h[0],) + tuple(zip(codes, key[2::2]))
             self.by_key[key] = s
         return s
 
@@ -266,11 +267,10 @@ def unwatch(types=None):
         st.__init__()
         st.frames = frames
         return
-    for n in range(1, len(st.stacks)):
-        s = st.stacks[n]
-        if s is not None and id(s[0]) in gone:
-            st.stacks[n] = None
-    st.by_key = {k: v for k, v in st.by_key.items() if st.stacks[v] is not None}
+    for n, s in list(st.stacks.items()):
+        if id(s[0]) in gone:
+            del st.stacks[n]
+    st.by_key = {k: v for k, v in st.by_key.items() if v in st.stacks}
 
 
 def watched():
@@ -279,9 +279,10 @@ def watched():
 
 
 def table():
-    """For a capture: ({address: stack number}, stacks), or None when
-    nothing was noted. stacks[n] is (class, (code, offset), ...),
-    innermost frame first."""
+    """For a capture: ({address: stack number}, {stack number: stack}),
+    or None when nothing was noted. A stack is (class, (code, offset),
+    ...), innermost frame first; the stacks of a class no longer
+    watched are gone."""
     p = _state.pairs[:]
     if not p:
         return None

@@ -49,7 +49,7 @@ if sys.argv[3] == "watch":
     (a, ta), (b, tb) = _census.COUNTS[-2:]
     grew = [t for tid, t in tb.items() if b.get(tid, 0) > a.get(tid, 0)]
     watched = [t for t in grew if _watch.refusal(t) is None]
-    heapscope.watch(*watched, frames=8)
+    heapscope.watch(*watched, frames=16)
     grown = len(grew)
 else:
     grown = 0
@@ -83,7 +83,7 @@ def main():
     ap.add_argument("--n", type=int, default=40, help="sympy work items per round")
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
-    configs = [("no sites", "plain", 0), ("watch, 8 frames", "watch", 0),
+    configs = [("no sites", "plain", 0), ("watch, 16 frames", "watch", 0),
                ("tracemalloc, 1 frame", "plain", 1), ("tracemalloc, 8 frames", "plain", 8)]
     res = {c[0]: [] for c in configs}
     print("load average %.1f %.1f %.1f" % os.getloadavg())
