@@ -46,9 +46,11 @@ The hook never raises into the program: a failure of its own
 bookkeeping records no site. If the replaced allocator itself fails
 (memory exhausted), the program sees a SystemError where it would have
 seen a MemoryError: a ctypes callback cannot pass an exception on.
-The ctypes callbacks are never freed (a thread may be inside one when
-its class is unwatched, or the interpreter be shutting down); at exit
-every class is unwatched.
+The ctypes callbacks (one per allocator replaced, shared by the classes
+that have it) are never freed: a thread may be inside one when its
+class is unwatched, or the interpreter be shutting down. At exit every
+class is unwatched. A trace or profile function the program set
+(sys.settrace, coverage) sees the hook's frames like any other.
 
 Like the rest of the agent it runs no code of the program's: it reads
 classes' __flags__, __base__ and slots, and frames' code and offsets.
@@ -189,7 +191,11 @@ class _State:
 
 
 _state = _State()
-_callbacks = []   # every hook made: never freed (see the module comment)
+# The hook made for each allocator replaced (its address -> the hook's):
+# a hook reads the class from its argument, so all the classes that
+# have one allocator (PyType_GenericAlloc, for Python classes) share
+# one; never freed (see the module comment).
+_hooks = {}
 _exit_registered = [False]
 
 
@@ -233,12 +239,13 @@ def watch(types, frames=8):
         if tid in _state.hooked:
             continue
         slot = _vp_at(tid + _O_ALLOC * _P)
-        orig = _ALLOC(slot.value)
-        cb = _HOOK(_make_hook(orig, _state))
-        _incref(cb)
-        _callbacks.append(cb)
-        addr = ctypes.cast(cb, ctypes.c_void_p).value
-        _state.hooked[tid] = (t, slot.value, addr)
+        was = slot.value
+        addr = _hooks.get(was)
+        if addr is None:
+            cb = _HOOK(_make_hook(_ALLOC(was), _state))
+            _incref(cb)
+            addr = _hooks[was] = ctypes.cast(cb, ctypes.c_void_p).value
+        _state.hooked[tid] = (t, was, addr)
         slot.value = addr
         _modified(t)
     if _state.hooked and not _exit_registered[0]:
