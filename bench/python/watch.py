@@ -8,13 +8,14 @@ Each measurement is a child process that imports sympy and does the
 work of bench/python/sites.py (expansions and derivatives kept in a
 list: a leak) in three rounds of n items: A, B and C. After A and after
 B it counts the objects per class (the leak check's counts); the
-"watch" child then watches the classes that grew at both steps, with 8
+"watch" child then watches the classes that grew at both steps, with 16
 frames, as LeakCheck does. Round C is timed ("work"), then one
 in-process snapshot (heapscope.snapshot, fork=False, "snapshot").
 tracemalloc children (PYTHONTRACEMALLOC=N) trace from their start, as
 heapscope run --trace-alloc=N does. The configurations are
 interleaved, their order reversed every other round. It prints each run
-and the median ratios to the child without sites.
+and the median ratios to the child without sites; then the worst case,
+a loop that only makes instances of one watched class.
 """
 import argparse
 import json
@@ -67,6 +68,44 @@ print(json.dumps({"before": t1 - t0, "work": t3 - t2, "snapshot": t5 - t4, "ok":
 '''
 
 
+# The worst case: a loop that does nothing but make instances of the
+# watched class, 200,000 at a time, without and with the watch, in turn.
+MICRO = r'''
+import json, sys, time
+import heapscope
+class Item:
+    def __init__(self, i):
+        self.i = i
+def loop(n):
+    keep = None
+    for i in range(n):
+        keep = Item(i)
+    return keep
+loop(50000)
+out = {"off": [], "on": []}
+for r in range(int(sys.argv[1])):
+    for mode in ("off", "on") if r % 2 == 0 else ("on", "off"):
+        if mode == "on":
+            heapscope.watch(Item, frames=16)
+        t = time.perf_counter()
+        loop(200000)
+        out[mode].append((time.perf_counter() - t) / 200000)
+        heapscope.unwatch()
+print(json.dumps(out))
+'''
+
+
+def micro(agent, repeat):
+    env = dict(os.environ, PYTHONPATH=agent)
+    env.pop("PYTHONTRACEMALLOC", None)
+    out = json.loads(subprocess.run([sys.executable, "-c", MICRO, str(repeat)], env=env, check=True,
+                                    stdout=subprocess.PIPE).stdout)
+    off, on = statistics.median(out["off"]), statistics.median(out["on"])
+    print("\nthe worst case, a loop that only makes instances of the watched class (median of %d): "
+          "%.2f us per instance without the watch, %.2f us with it (16 frames): %.2f us more, %.1fx"
+          % (repeat, off * 1e6, on * 1e6, (on - off) * 1e6, on / off))
+
+
 def run(agent, mode, frames, n, tmp):
     env = dict(os.environ, PYTHONPATH=agent)
     env.pop("PYTHONTRACEMALLOC", None)
@@ -106,6 +145,7 @@ def main():
         m = med[name]
         print("| %s | %.2f s | %.2fx | %.2f s | %.2fx |" % (name, m["work"], m["work"] / base["work"],
                                                        m["snapshot"], m["snapshot"] / base["snapshot"]))
+    micro(os.path.abspath(a.agent), 2 * a.repeat + 1)
 
 
 if __name__ == "__main__":
