@@ -413,9 +413,11 @@ class LeakCheck:
                 by_name.setdefault(type_name(types[tid]), []).append(types[tid])
         grew, _ = self._grew(k)
         classes = []
+        already = _watch.watched()   # the program's own watch: left as it is
         for name, ns in grew.items():
             if all(x < y for x, y in zip(ns, ns[1:])):
-                classes.extend(t for t in by_name.get(name, ()) if t not in classes and _watch.refusal(t) is None)
+                classes.extend(t for t in by_name.get(name, ())
+                               if t not in classes and t not in already and _watch.refusal(t) is None)
         del classes[_WATCH_MAX:]
         if classes:
             _watch.watch(classes, _WATCH_FRAMES)
