@@ -123,7 +123,7 @@ def refusal(t):
     """Why class t cannot be watched, or None if it can."""
     if _why_not is not None:
         return _why_not
-    if not isinstance(t, type):
+    if not issubclass(type(t), type):   # not isinstance: it may look t.__class__ up
         return "not a class"
     if not _T_FLAGS(t) & HEAPTYPE:
         return "a built-in class (its instances are not made by an allocator the agent can hook)"
@@ -133,7 +133,7 @@ def refusal(t):
         if trav is not None and trav != _SUBTYPE_TRAVERSE:
             return "a class made by a C extension (%s)" % _T_NAME(b)
         b = _T_BASE(b)
-    if b in _SAFE_BASES or (isinstance(b, type) and issubclass(b, BaseException)):
+    if any(b is x for x in _SAFE_BASES) or (b is not None and issubclass(b, BaseException)):
         return None
     return ("built on %s, which the collector cannot look into before %s's constructor has "
             "filled it in" % (_T_NAME(b), _T_NAME(b)))

@@ -413,11 +413,15 @@ class LeakCheck:
                 by_name.setdefault(type_name(types[tid]), []).append(types[tid])
         grew, _ = self._grew(k)
         classes = []
-        already = _watch.watched()   # the program's own watch: left as it is
+        # By identity (a metaclass may define __eq__); the program's own
+        # watch is left as it is.
+        seen = {id(t) for t in _watch.watched()}
         for name, ns in grew.items():
             if all(x < y for x, y in zip(ns, ns[1:])):
-                classes.extend(t for t in by_name.get(name, ())
-                               if t not in classes and t not in already and _watch.refusal(t) is None)
+                for t in by_name.get(name, ()):
+                    if id(t) not in seen and _watch.refusal(t) is None:
+                        seen.add(id(t))
+                        classes.append(t)
         del classes[_WATCH_MAX:]
         if classes:
             _watch.watch(classes, _WATCH_FRAMES)
