@@ -147,7 +147,7 @@ def watch(*types, frames=8):
         return [(t, "the agent is not loaded") for t in types]
     refused = _watch.watch(types, frames)
     for t, why in refused:
-        what = _type_name(t) if issubclass(type(t), type) else "a %s object" % _type_name(type(t))
+        what = _type_name(t) if issubclass(type(t), type) else "an object of type %s" % _type_name(type(t))
         _stderr("heapscope: allocation sites of %s are not recorded: %s" % (what, why))
     return refused
 
