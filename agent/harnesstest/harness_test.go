@@ -49,7 +49,7 @@ func TestPythonHarness(t *testing.T) {
 	// callers (report(), in this file).
 	site := fmt.Sprintf("allocated at leaky (%s:%d)", filepath.Join(proj, "harness.py"),
 		heaptest.LineOf(t, filepath.Join(proj, "harness.py"), "the leaking line"))
-	wantAll(t, "the traced leak's failure", got["traced"], site+" (40 objects")
+	wantAll(t, "the traced leak's failure", got["traced"], site+" (40 ")
 	wantAll(t, "the untraced leak's failure", got["leaky"], site+" <- report (")
 	for _, name := range []string{"leaky", "traced", "context", "leaky_filling"} {
 		text, ok := got[name]
