@@ -97,3 +97,34 @@ func frames(g *heap.Graph, stack []heap.Frame) string {
 	}
 	return b.String()
 }
+
+// TestGrowthWatch: heapscope.growth(watch=True) watches nothing at its
+// first call, then the classes that grew since (Leaky, not Steady): the
+// instances made after the second call name the line that made them,
+// those made before, and the others, nothing.
+func TestGrowthWatch(t *testing.T) {
+	eachPython(t, func(t *testing.T, py interp) {
+		var out struct {
+			Path, File     string
+			Line           uint32
+			First, Watched []string
+			Sited, Unsited []uint64
+		}
+		runPyWith(t, py.Path, nil, "growthwatch.py", &out, t.TempDir())
+		if len(out.First) != 0 || strings.Join(out.Watched, ",") != "Leaky" {
+			t.Errorf("watched %v at the first call and %v at the second, want none and [Leaky]", out.First, out.Watched)
+		}
+		g := open(t, out.Path)
+		for _, a := range out.Sited {
+			stack := g.Stack(g.Site(find(t, g, a, "Leaky")), 0)
+			if len(stack) < 2 || g.String(stack[0].Function) != "leak" || stack[0].Line != out.Line || g.String(stack[0].File) != out.File {
+				t.Fatalf("a Leaky made after the second call has the site %s, want leak %s:%d", frames(g, stack), out.File, out.Line)
+			}
+		}
+		for _, a := range out.Unsited {
+			if s := g.Site(find(t, g, a, "object")); s != heap.NoSite {
+				t.Fatalf("0x%x has the site %s, want none", a, frames(g, g.Stack(s, 0)))
+			}
+		}
+	})
+}

@@ -87,7 +87,7 @@ def snapshot(path, *, values=True, max_value_len=64, collect=None, edges=True, f
 _PEAKS = {}
 
 
-def growth(limit=10, file=None, collect=True):
+def growth(limit=10, file=None, collect=True, watch=False):
     """Prints which types have more objects than at any earlier call (at
     the first call: every type), most new objects first, and returns them
     as [(type, objects, new objects, bytes, new bytes)]: objects and bytes
@@ -99,7 +99,13 @@ def growth(limit=10, file=None, collect=True):
     untracked ones they refer to: str, int, float, tuples and dicts of
     those), with its shallow size, in memory: no file is written. The
     output has a line per type: name, objects, new objects, bytes, new
-    bytes."""
+    bytes.
+
+    watch=True also watches (see watch()) the classes that grew past
+    the peak an earlier call saw (not at the first call, which has
+    nothing to compare with), the 64 with the most new objects, with 16
+    frames: a snapshot taken later says where their instances made
+    since were allocated."""
     if _load_error is not None:
         _stderr("heapscope: cannot load the agent: %s" % _load_error)
         return []
@@ -108,17 +114,26 @@ def growth(limit=10, file=None, collect=True):
         _stderr("heapscope: a snapshot is already being taken; growth skipped")
         return []
     _owner[0] = me
+    classes = {} if watch else None
     try:
-        counts, _ = _census.tally(bool(collect))
+        counts, _ = _census.tally(bool(collect), classes)
     finally:
         _owner[0] = None
         _lock.release()
     rows = []
+    grown = []
+    earlier = bool(_PEAKS)   # a type an earlier call did not see had 0 objects then
     for name, (n, b) in counts.items():
         peak = _PEAKS.get(name, (0, 0))
+        if n > peak[0] and watch and earlier:
+            grown.extend((n - peak[0], t) for t in classes.get(name, ()) if _watch.refusal(t) is None)
         if n > peak[0]:
             rows.append((name, n, n - peak[0], b, b - peak[1]))
             _PEAKS[name] = (n, b)
+    classes = None
+    if grown:
+        grown.sort(key=lambda x: -x[0])
+        _watch.watch([t for _, t in grown[:64]], 16)
     rows.sort(key=lambda r: (-r[2], r[0]))
     if limit is not None:
         rows = rows[:limit]

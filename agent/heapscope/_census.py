@@ -418,10 +418,11 @@ def census(path, collect, state, open_temp):
             gc.enable()
 
 
-def tally(collect=True):
+def tally(collect=True, classes=None):
     """The census's objects counted in memory: {type name: [objects,
     bytes]}, and the warnings. The same objects as census(), with no
-    file."""
+    file. classes, a dict, is given {type name: [the types of that
+    name]} too (the classes a factory makes share one)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -429,6 +430,9 @@ def tally(collect=True):
         c = Tally(warnings)
         _walk(c, objs, warnings)
         del objs
+        if classes is not None:
+            for t in c.keep:
+                classes.setdefault(type_name(t), []).append(t)
         return c.result(), warnings
     finally:
         if was_enabled:
