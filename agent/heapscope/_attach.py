@@ -11,7 +11,9 @@ a thread of the agent's writes the status when the child has ended. main() loads
 the bootstrap's private name, with a finder of its own first in
 sys.meta_path, takes the snapshot into STAGE/snapshot.pysnap and writes
 STAGE/status, a JSON object: {"ok": bool, "messages": [...], "seconds":
-float}.
+float}, seconds from the start of main() to the snapshot's end (with
+fork, also "pause_seconds": until main() returned, the time the main
+thread spent).
 
 main() never raises: the agent's messages go into the status instead of
 the program's stderr. A KeyboardInterrupt that arrives during the capture
@@ -77,9 +79,9 @@ def main(stage, pkgdir, name, values, max_value_len, collect, edges, fork=False)
     try:
         finder = _Finder(name, pkgdir)
         sys.meta_path.insert(0, finder)
-        import json
         from time import perf_counter as clock
         t0 = clock()
+        import json
         pkg = _load(name, pkgdir)
         pkg._stderr = status["messages"].append
         # The agent is loaded, with everything its capture imports: the

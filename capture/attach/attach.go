@@ -44,16 +44,21 @@ type Result struct {
 	// Method is "ptrace", "gdb" or "sys.remote_exec".
 	Method string
 	// Injection is how long the injection took: with ptrace, how long
-	// the main thread was stopped; with gdb, gdb's whole run, of which
-	// the process is stopped from the attach to the detach.
+	// the main thread was stopped (measured by the injector, from its
+	// interrupt to its detach; no other thread stops); with gdb, gdb's
+	// whole run, of which every thread is stopped from the attach to the
+	// detach (that part is not measured); with sys.remote_exec, the run
+	// of the Python that asked the process.
 	Injection time.Duration
 	// Capture is the time the agent took inside the process (its main
 	// thread runs the capture, holding the interpreter lock; with Fork,
 	// from the request to the child's end).
 	Capture time.Duration
 	// Pause is how long the main thread was kept from the program's
-	// work by the agent (with Fork: loading it, and the fork); 0 when
-	// not known.
+	// work by the agent, as the agent measured it from the start of its
+	// main function (the bootstrap's few steps before that are not
+	// counted): with Fork, loading the agent and the fork; without, the
+	// whole capture (Capture). 0 when not known.
 	Pause time.Duration
 }
 
@@ -116,6 +121,10 @@ func Snapshot(ctx context.Context, pid int, out string, opt Options) (Result, er
 	}
 	res.Capture = time.Duration(st.Seconds * float64(time.Second))
 	res.Pause = time.Duration(st.PauseSeconds * float64(time.Second))
+	if !opt.Fork && res.Pause == 0 {
+		// The main thread ran the whole capture.
+		res.Pause = res.Capture
+	}
 	if !st.OK {
 		msg := strings.Join(st.Messages, "; ")
 		if msg == "" {

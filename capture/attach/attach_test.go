@@ -134,7 +134,8 @@ func TestNoUserCode(t *testing.T) {
 				if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
 					t.Errorf("snapshot: %v %v", fi, err)
 				}
-				if res.Method != method || res.Injection <= 0 || res.Capture <= 0 {
+				// Without Fork, the main thread ran the whole capture.
+				if res.Method != method || res.Injection <= 0 || res.Capture <= 0 || res.Pause != res.Capture {
 					t.Errorf("Result = %+v, want method %s", res, method)
 				}
 			})

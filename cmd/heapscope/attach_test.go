@@ -224,9 +224,11 @@ func inParallel(t *testing.T, pys []string, fn func(t *testing.T, py string)) {
 }
 
 // attachThrice takes three snapshots of tg, s1 to s3.pysnap in a fresh
-// directory, a little apart; each is written whole and said so. The
-// second is taken stopping the program (--fork=false), the others by a
-// child process (the default on Linux).
+// directory, a little apart; each is written whole and said so, and
+// how long the program was paused is said on stderr. The second is
+// taken stopping the program (--fork=false), the others by a child
+// process (the default on Linux); the third has gdb make the calls
+// (--gdb).
 func attachThrice(t *testing.T, tg *target) []string {
 	t.Helper()
 	dir := t.TempDir()
@@ -235,8 +237,11 @@ func attachThrice(t *testing.T, tg *target) []string {
 		out := filepath.Join(dir, "s"+strconv.Itoa(i)+".pysnap")
 		var stdout, stderr bytes.Buffer
 		args := []string{"snapshot", "--python", tg.pid(), "-o", out}
-		if i == 2 {
+		switch i {
+		case 2:
 			args = append(args, "--fork=false")
+		case 3:
+			args = append(args, "--gdb")
 		}
 		if err := run(args, &stdout, &stderr); err != nil {
 			t.Fatalf("snapshot %d: %v\n%s", i, err, stderr.String())
@@ -244,6 +249,7 @@ func attachThrice(t *testing.T, tg *target) []string {
 		if stdout.String() != "wrote "+out+"\n" {
 			t.Errorf("stdout %q", stdout.String())
 		}
+		checkPauseLine(t, stderr.String(), tg.pid(), i == 3, i != 2 && runtime.GOOS == "linux")
 		snaps = append(snaps, out)
 		time.Sleep(200 * time.Millisecond)
 	}

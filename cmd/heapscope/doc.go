@@ -144,7 +144,9 @@ Taking snapshots:
 	                            the heap (Linux; --fork=false: the main
 	                            thread walks it, stopping the program);
 	                            waits up to --timeout (10m) for a main
-	                            thread in a long call outside Python
+	                            thread in a long call outside Python;
+	                            says on stderr how long the main thread
+	                            was paused, as measured
 	                            (--census, --values=false, --no-collect)
 	snapshot --node PID -o FILE take a V8 heap snapshot of a running Node
 	                            process (its inspector opens on 127.0.0.1)

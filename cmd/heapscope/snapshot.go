@@ -94,9 +94,10 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	ctx, cleanup, caught, stop := capture.Interruptible(ctx, stderr, risk)
 	defer stop()
 	var err error
+	var res attach.Result
 	switch {
 	case *pyPID != 0:
-		_, err = attach.Snapshot(ctx, *pyPID, *out, attach.Options{
+		res, err = attach.Snapshot(ctx, *pyPID, *out, attach.Options{
 			Census: *census, NoValues: !*values, MaxValueLen: *maxValue, NoCollect: *noCollect,
 			Fork: *fork && runtime.GOOS == "linux", UseGDB: *useGDB, Cleanup: cleanup,
 			Waiting: func() {
@@ -125,7 +126,51 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
+	if *pyPID != 0 {
+		if line := pauseLine(*pyPID, res, *fork && runtime.GOOS == "linux"); line != "" {
+			fmt.Fprintln(stderr, line)
+		}
+	}
 	return nil
+}
+
+// pauseLine says how long attaching kept process pid's main thread from
+// the program's work, from the figures of res that were measured: with
+// heapscope's own calls (ptrace), the stop they made plus the agent's
+// own pause in the program; with gdb, the agent's pause, and gdb's whole
+// run, part of which stopped every thread (how long is not measured);
+// with sys.remote_exec, the agent's pause. fork says what the agent's
+// pause was spent on. It returns "" when nothing was measured.
+func pauseLine(pid int, res attach.Result, fork bool) string {
+	spent := "loading the agent and the capture"
+	if fork {
+		spent = "loading the agent and forking"
+	}
+	head := fmt.Sprintf("heapscope: paused process %d's main thread for ", pid)
+	switch {
+	case res.Method == "ptrace" && res.Pause > 0:
+		return fmt.Sprintf("%s%s: %s stopped by heapscope's calls (ptrace), %s in the program (%s)",
+			head, millis(res.Injection+res.Pause), millis(res.Injection), millis(res.Pause), spent)
+	case res.Method == "ptrace":
+		return fmt.Sprintf("heapscope: heapscope's calls (ptrace) stopped process %d's main thread for %s; its pause in the program is not known", pid, millis(res.Injection))
+	case res.Method == "gdb" && res.Pause > 0:
+		return fmt.Sprintf("%s%s in the program (%s); before that gdb stopped every thread for part of its %s run",
+			head, millis(res.Pause), spent, millis(res.Injection))
+	case res.Method == "gdb":
+		return fmt.Sprintf("heapscope: gdb stopped every thread of process %d for part of its %s run; the pause in the program is not known", pid, millis(res.Injection))
+	case res.Method == "sys.remote_exec" && res.Pause > 0:
+		return fmt.Sprintf("%s%s in the program (%s), after sys.remote_exec", head, millis(res.Pause), spent)
+	}
+	return ""
+}
+
+// millis formats d in milliseconds: to a tenth under 10 ms, else whole.
+func millis(d time.Duration) string {
+	ms := float64(d) / float64(time.Millisecond)
+	if ms < 10 {
+		return fmt.Sprintf("%.1f ms", ms)
+	}
+	return fmt.Sprintf("%.0f ms", ms)
 }
 
 // snapshotDask takes a snapshot of every worker of the Dask cluster at
