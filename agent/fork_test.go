@@ -213,3 +213,39 @@ func TestForkRefusedShortOfMemory(t *testing.T) {
 		}
 	})
 }
+
+// TestForkInterrupted: a KeyboardInterrupt that comes while the program's
+// main thread waits for the fork (the forking thread sends the SIGINT
+// once it has forked, and tells the main thread only once the handler
+// has run) reaches the program, the child still writes the snapshot
+// whole and is reaped, and nothing is left running: a child left
+// unreaped would hold the program at exit, where heapscope run's agent
+// waits for its children.
+func TestForkInterrupted(t *testing.T) {
+	eachPython(t, func(t *testing.T, py interp) {
+		dir := t.TempDir()
+		var r struct {
+			Raised       string
+			WhileWaiting bool `json:"while_waiting"`
+			Running      bool
+			Written      bool
+			Left         []string
+			Zombies      []int
+		}
+		_, stderr := runFork(t, py.Path, "interrupted", dir, &r)
+		if !r.WhileWaiting {
+			t.Fatalf("SIGINT did not come while the main thread waited for the fork: %+v; stderr:\n%s", r, stderr)
+		}
+		if r.Raised != "KeyboardInterrupt" {
+			t.Errorf("the program got %q, want KeyboardInterrupt; stderr:\n%s", r.Raised, stderr)
+		}
+		if r.Running || len(r.Zombies) > 0 {
+			t.Errorf("child running %v, zombies %v: the child was not reaped; stderr:\n%s", r.Running, r.Zombies, stderr)
+		}
+		if !r.Written || !slices.Equal(r.Left, []string{"i.pysnap"}) {
+			t.Errorf("written %v, files %v, want i.pysnap alone; stderr:\n%s", r.Written, r.Left, stderr)
+		} else {
+			open(t, filepath.Join(dir, "i.pysnap"))
+		}
+	})
+}

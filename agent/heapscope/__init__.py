@@ -336,7 +336,9 @@ def _take_fork(path, values, max_value_len, collect, reason, edges, on_done):
     it cannot (said on stderr). The child writes the snapshot to a
     temporary file the program made and renames it to path; when it has
     ended, on_done(ok, messages) is called on the agent's thread, or a
-    failure is reported on stderr."""
+    failure is reported on stderr. An exception of the program's (a
+    signal handler's) that came while the program waited for the fork
+    is raised once the child has the capture in hand."""
     why = _fork.UNAVAILABLE
     if why is None:
         why = _fork.memory_check(_fork.rss_anon(), not edges, len(_fork._children))
@@ -364,7 +366,7 @@ def _take_fork(path, values, max_value_len, collect, reason, edges, on_done):
                      collect=collect, reason=reason, pid=os.getpid(), time=time.time(), rss=_rss())
 
     try:
-        _fork.spawn(_fork_child, _when_ended(path, tmp, on_done))
+        raised = _fork.spawn(_fork_child, _when_ended(path, tmp, on_done))[2]
     except BaseException as e:
         _fork.JOB.clear()
         _ended.pop(path, None)
@@ -378,6 +380,11 @@ def _take_fork(path, values, max_value_len, collect, reason, edges, on_done):
         _stderr("heapscope: no snapshot %s: cannot fork: %s" % (path, _describe(e) if not isinstance(e, RuntimeError) else e))
         return None
     os.close(fd)
+    if raised is not None:
+        # The program's own (a signal handler's, KeyboardInterrupt),
+        # held while it waited for the fork: the child takes the
+        # snapshot, and the program gets its exception.
+        raise raised
     return path
 
 

@@ -54,6 +54,7 @@ not the one killed.
 """
 
 import _thread
+import errno
 import gc
 import os
 import select
@@ -315,40 +316,60 @@ def spawn(child, on_done):
     """Forks the process on a thread of the agent's. In the child, runs
     child(status_fd, t_fork) (which must not return: it ends with
     os._exit; JOB holds what the caller put there); in the program,
-    returns (pid, fork_seconds) once the fork returned, and reaps the
-    child on that thread, which then calls on_done(ok, messages): ok when
-    the child wrote "ok" last on its status pipe and exited 0; messages
-    are the other lines it wrote. Raises RuntimeError when it cannot fork
-    (with why). The calling thread waits for the fork on a pipe: it holds
-    nothing but ints then, which the child would list as the program's."""
+    returns (pid, fork_seconds, raised) once the fork returned, and reaps
+    the child on that thread, which then calls on_done(ok, messages): ok
+    when the child wrote "ok" last on its status pipe and exited 0;
+    messages are the other lines it wrote. Raises RuntimeError when it
+    cannot fork (with why). The calling thread waits for the fork on a
+    pipe: it holds nothing but ints then, which the child would list as
+    the program's. An exception a signal handler of the program raises
+    in it meanwhile (KeyboardInterrupt) does not end the wait, since the
+    forking thread still works with JOB and the pipes: once the fork is
+    done it is raised instead of the RuntimeError, or returned as raised
+    for the caller to raise once the child has the capture in hand."""
     r, w = os.pipe()
     hr, hw = os.pipe()
     JOB.update(child=child, on_done=on_done, r=r, w=w, handoff=hw)
+    raised = None
     try:
         # No arguments: a tuple of them would be held by the thread's
         # start-up state, outside the heap, in the child too.
         _thread.start_new_thread(_forker, ())
-    except BaseException:
+    except (RuntimeError, MemoryError):
+        # The thread did not start.
         JOB.clear()
         for fd in (r, w, hr, hw):
             os.close(fd)
         raise
+    except BaseException as e:
+        # A signal handler's, as the call returned: the thread runs.
+        raised = e
     try:
-        os.read(hr, 1)
+        while True:
+            try:
+                os.read(hr, 1)
+                break
+            except BaseException as e:
+                if getattr(e, "errno", None) == errno.EBADF:
+                    raise  # the pipe itself failed: no word will come
+                if raised is None:
+                    raised = e
     finally:
         os.close(hr)
     res = JOB.pop("result", ("error", "the forking thread ended without a word"))
     JOB.clear()
     if res[0] == "error":
+        if raised is not None:
+            raise raised
         raise RuntimeError(res[1])
-    return res[1], res[2]
+    return res[1], res[2], raised
 
 
 def _forker():
     """The forking thread: every signal blocked, the collector off while
     it forks; in the program it then becomes the child's reaper."""
     global IN_CHILD
-    r, w = JOB["r"], JOB["w"]
+    r, w, hw = JOB["r"], JOB["w"], JOB["handoff"]
     try:
         signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
         enabled = gc.isenabled()
@@ -409,14 +430,14 @@ def _forker():
             except OSError:
                 pass
         JOB["result"] = ("error", "%s: %s" % (type(e).__name__, e))
-        _handoff()
+        _handoff(hw)
         return
     os.close(w)
     on_done = JOB["on_done"]
     with _children_lock:
         _children[pid] = _thread.get_ident()
     JOB["result"] = ("ok", pid, t1 - t0)
-    _handoff()
+    _handoff(hw)
     ok, messages = False, []
     try:
         ok, messages = _reap(pid, r)
@@ -429,13 +450,19 @@ def _forker():
             pass
 
 
-def _handoff():
-    """Wakes the thread that waits in spawn()."""
-    hw = JOB.get("handoff")
+def _handoff(hw):
+    """Wakes the thread that waits in spawn() (hw: its pipe). It never
+    raises: the forking thread must go on to reap the child, or the
+    child would count as running for good (and the program wait for it
+    at exit)."""
     try:
         os.write(hw, b"x")
-    finally:
+    except BaseException:
+        pass
+    try:
         os.close(hw)
+    except BaseException:
+        pass
 
 
 def _reap(pid, r):

@@ -11,6 +11,12 @@
                           temporary file is removed
     fork.py refuse DIR    not enough memory for the child: refused with a
                           message
+    fork.py interrupted DIR
+                          a KeyboardInterrupt while the main thread waits
+                          for the fork (the forking thread sends SIGINT
+                          and hands off once its handler has run): the
+                          child is still reaped, and the exception
+                          reaches the program
 
 Prints one JSON line last.
 """
@@ -157,3 +163,44 @@ elif mode == "refuse":
     got = heapscope.snapshot(path, fork=True)
     print(json.dumps({"direct": direct, "returned": got, "written": os.path.exists(path),
                       "left": sorted(os.listdir(out))}))
+
+elif mode == "interrupted":
+    import signal
+    path = os.path.join(out, "i.pysnap")
+    when = {}
+    handoff = _fork._handoff
+
+    def slow_handoff(*args):
+        # On the forking thread, the fork done, before the main thread is
+        # told: it is waiting for the word now. SIGINT goes to it alone,
+        # as kill(1) sends it when no other thread can take it (the
+        # forking thread blocks every signal); its handler has run before
+        # the word goes.
+        signal.pthread_kill(main, signal.SIGINT)
+        end = time.monotonic() + 60
+        while "sigint" not in when and time.monotonic() < end:
+            time.sleep(0.01)
+        time.sleep(0.2)
+        when["handoff"] = time.monotonic()
+        return handoff(*args)
+
+    def on_sigint(sig, frame):
+        when["sigint"] = time.monotonic()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
+    _fork._handoff = slow_handoff
+    main = threading.get_ident()
+    raised = got = None
+    try:
+        got = heapscope.snapshot(path, fork=True)
+    except KeyboardInterrupt:
+        raised = "KeyboardInterrupt"
+    wait_children(30)
+    _fork._handoff = handoff
+    running = _fork.running()
+    print(json.dumps({"returned": got, "raised": raised, "while_waiting": when.get("sigint", 1e9) < when.get("handoff", 0),
+                      "running": running, "written": os.path.exists(path), "left": sorted(os.listdir(out)),
+                      "zombies": zombies()}), flush=True)
+    if running:
+        os._exit(0)  # the child was never reaped; the test says so
