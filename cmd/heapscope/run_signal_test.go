@@ -41,6 +41,14 @@ func startRun(t *testing.T, args []string, prog ...string) *runProgram {
 	// A TMPDIR of its own: other tests and programs on the machine make
 	// and remove temporary directories of the same pattern meanwhile.
 	r.cmd.Env = append(os.Environ(), "TMPDIR="+r.tmp)
+	// A process group of its own, as a shell's job: the signals the tests
+	// send come from kill, not from a terminal. In the group of a test
+	// run in a terminal's foreground, heapscope would take SIGINT and
+	// SIGHUP for the terminal's, which the program got too, and not pass
+	// them on (see supervisor.child): the program would run on, and the
+	// test fail with "heapscope still runs" (it did, every time, run
+	// under a terminal). A Ctrl-C of the test run no longer reaches it.
+	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout, _ := r.cmd.StdoutPipe()
 	stderr, _ := r.cmd.StderrPipe()
 	if err := r.cmd.Start(); err != nil {
