@@ -121,6 +121,12 @@ type Gains struct {
 	// baseline, target and final; set when they were counted
 	// ([LeakOptions].Scaling, or without identities).
 	Counts []int `json:"counts,omitempty"`
+	// Held, when set, is how many such objects the place held in
+	// target and in final by count, no more in final, which overruled
+	// New[1]: what identity took for gains after target replaced what
+	// the place lost (turnover at reused addresses, see turnover), and
+	// the verdict is Stopped.
+	Held *[2]int `json:"held,omitempty"`
 }
 
 // Verdict says what a finding's growth means.
@@ -137,7 +143,9 @@ const (
 	// big. Ranked after what grows.
 	Bounded Verdict = "bounded"
 	// Stopped: the place gained nothing from target to final: a cache
-	// that filled once, warm-up. Ranked last.
+	// that filled once, warm-up; or what identity took for gains, its
+	// paths held no more objects in final than in target by count
+	// (turnover at reused addresses, see turnover). Ranked last.
 	Stopped Verdict = "stopped"
 )
 

@@ -68,6 +68,11 @@ type LeakReport struct {
 // findings that grow come first (see [Verdict]). Snapshots must come
 // from one process, taken in that order.
 //
+// Under IdentityAddress, a finding that gained objects in both intervals
+// is called growing only when its place's paths hold more objects in
+// final than in target by count (see turnover): a new object at a
+// reused address can pass for the old one, and turnover for growth.
+//
 // When the runtime's object identities cannot be compared (HPROF, where
 // addresses move), Leaks falls back to growth per type and path signature:
 // a group is a part when it grew from baseline to target and did not
@@ -191,8 +196,9 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		c.parts = append(c.parts, i)
 	}
 	// What each place gained from target to final.
-	gained := map[string]map[string]int{}    // place -> type -> objects
-	gainedAt := map[string][]heap.ObjectID{} // a field's place -> the place's object of each
+	gained := map[string]map[string]int{}      // place -> type -> objects
+	gainedAt := map[string][]heap.ObjectID{}   // a field's place -> the place's object of each
+	gainedObjs := map[string][]heap.ObjectID{} // place -> the objects
 
 	for _, x := range later {
 		if fin.r.Reached(x) {
@@ -202,6 +208,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 				gained[k] = map[string]int{}
 			}
 			gained[k][final.TypeName(final.Type(x))]++
+			gainedObjs[k] = append(gainedObjs[k], x)
 			if pk.edge != "" { // only a field's place can be bounded per object
 				gainedAt[k] = append(gainedAt[k], pk.place)
 			}
@@ -212,6 +219,10 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	ct := newContainerIndex(target)
 	var cb *containerIndex           // baseline's, made when a finding needs it
 	perType := map[heap.TypeID]int{} // perObject's counts of old objects by type
+	pc := newPlaceCounts(target, final, func(g *heap.Graph) (snapshotPaths, bool) {
+		sp, ok := memo[g]
+		return sp, ok
+	})
 	for _, c := range causes {
 		f := LeakFinding{Noise: c.noise, key: c.key}
 		// Parts biggest first; the counts are the biggest part's (a
@@ -280,6 +291,18 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 			f.Bound = perObject(final, fresh, at, gainedAt[c.key], perType)
 		}
 		f.Verdict = verdictOf(f.Gains, f.Bound)
+		if f.Verdict == Grows && rep.Mode == IdentityAddress {
+			// What identity calls growth may be turnover at reused
+			// addresses: the counts say.
+			ps := make([]famGroup, len(c.parts))
+			for j, i := range c.parts {
+				ps[j] = groups[i]
+			}
+			if n, ok := turnover(pc, fin, f.Parts[0].Type, ps, gainedObjs[c.key]); ok {
+				f.Verdict = Stopped
+				f.Gains.Held = &n
+			}
+		}
 		if opt.Scaling {
 			a, b, cc := sum[0], sum[1], sum[2]
 			if !(b > a && cc > b && 2*(cc-b) >= b-a) || f.Verdict == Bounded {

@@ -26,6 +26,10 @@ type leakRows struct {
 			Filled  int    `json:"filled"`
 			Evicted int    `json:"evicted"`
 		} `json:"bound"`
+		Gains struct {
+			New  [2]int  `json:"new"`
+			Held *[2]int `json:"held"`
+		} `json:"gains"`
 		Parts   []leakPart `json:"parts"`
 		HeldBy  string     `json:"held_by"`
 		Holders []struct {

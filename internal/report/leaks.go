@@ -333,7 +333,10 @@ func FindingMain(f analyze.LeakFinding) (string, int) {
 
 // GrowthText says how a finding's place grew and what that means:
 // "grew by 500, then 500: in proportion to the work", "bounded:
-// lru_cache maxsize 1000, 600 filled", "grew by 40, then stopped".
+// lru_cache maxsize 1000, 600 filled", "grew by 40, then stopped",
+// "grew by 13, then 60, held 246 in target and 246 in final: stopped
+// growing (what it gained after target took the place of what it
+// lost)" (turnover at reused addresses; see [analyze.Gains].Held).
 func GrowthText(f analyze.LeakFinding) string {
 	g := f.Gains
 	grew := fmt.Sprintf("grew by %s, then %s", Count(g.New[0]), Count(g.New[1]))
@@ -344,6 +347,11 @@ func GrowthText(f analyze.LeakFinding) string {
 	case analyze.Bounded:
 		return "bounded: " + BoundText(f.Bound) + "; " + grew
 	case analyze.Stopped:
+		if g.Held != nil {
+			// Identity's gains that the counts overruled (turnover).
+			return fmt.Sprintf("%s, held %s in target and %s in final: stopped growing (what it gained after target took the place of what it lost)",
+				grew, Count(g.Held[0]), Count(g.Held[1]))
+		}
 		return grew + ": stopped growing (a cache that filled once, or warm-up)"
 	}
 	if g.InProportion() {
