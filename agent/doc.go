@@ -149,14 +149,19 @@
 //
 // Every heapscope/*.py is embedded (agent.go). __init__.py has
 // snapshot() and the final steps of a file (META, WARNINGS, END, the
-// rename); _capture.py has capture() and Capture (the string and type
-// tables, the chunk pipeline, sizes, discovery, roots); _edges.py names
+// rename); _capture.py has capture() and Capture (the string table,
+// roots, the interpreter's references); _kinds.py registers types (the
+// type table, kinds, sort keys) and _chunks.py is the chunk pipeline
+// (grouping, reference counts, sizes, values, discovery), both mixed
+// into Capture; _edges.py names
 // the edges of a group of objects of one kind (dict keys, sequences,
 // inline attributes; mixed into Capture); _handlers.py has the object
 // kinds and the per-object handlers of the rarer kinds; _introspect.py
 // reads objects, types, code and frames through C-level accessors and
 // recognizes the agent's own code; _native.py reads frames' fast locals
-// with ctypes (3.9-3.12); _sites.py writes where objects were allocated
+// (3.9-3.12) and code objects' fields with ctypes, _fields.py the C
+// fields of descriptors, classes, modules, strs and numpy arrays, and
+// _interp.py the interpreter state; _sites.py writes where objects were allocated
 // when tracemalloc traces (SITES, OBJECT_SITES); _format.py writes
 // .pysnap; _run.py is `heapscope run`; _attach.py is what `heapscope
 // snapshot --python PID` runs in the process (package attach). The

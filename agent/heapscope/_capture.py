@@ -1,18 +1,24 @@
 """The heap walker of the heapscope agent: capture() and its Capture.
 
-This module holds Capture (a snapshot's state, the string and type tables,
-the chunk pipeline: grouping, reference counts, sizes, discovery of
-unlisted objects, roots) and capture(), which drives it. The rest of the
-walker is in
-  _introspect  safe C-level reading of objects, types, code and frames;
-               recognizing the agent's own code and the program's exceptions
-  _native      what is read of CPython's C structures with ctypes: frames'
-               fast locals (3.9-3.12), code objects', descriptors' and
-               classes' fields gc does not report, the interpreter state
-  _own         the agent's own objects, which the snapshot leaves out
-  _handlers    object kinds, and the per-object edge handlers of the rarer kinds
+This module holds Capture (a snapshot's state: the string table, the
+roots, the interpreter's references) and capture(), which drives it. The
+rest of the walker is in
+  _kinds       Kinds, mixed into Capture: the type table, each type's kind
+               and sort key, sizes getsizeof must not give, F_WHOLE
+  _chunks      Chunks, mixed into Capture: the chunk pipeline (grouping,
+               reference counts, sizes, flags, values, digests, discovery
+               of unlisted objects)
   _edges       Edges, mixed into Capture: naming the edges of a group of one
                kind (dict keys, sequences, instances' inline attributes)
+  _handlers    object kinds, and the per-object edge handlers of the rarer kinds
+  _introspect  safe C-level reading of objects, types, code and frames;
+               recognizing the agent's own code and the program's exceptions
+  _native      what is read of CPython's frames and code objects with
+               ctypes: frames' fast locals (3.9-3.12), code objects' fields
+               gc does not report; _fields the same for descriptors,
+               classes, modules, strs, instances and numpy arrays; _interp
+               the interpreter state
+  _own         the agent's own objects, which the snapshot leaves out
 
 Rules the walker lives by (see agent/doc.go and docs/pysnap-format.md):
 
@@ -36,16 +42,6 @@ Rules the walker lives by (see agent/doc.go and docs/pysnap-format.md):
   keeps them alive and changes the program's locals() dict); locals are
   read from the frame's slots (_native). After snapshot() returns, the
   agent holds no reference to an object of the program's.
-* Work is done a chunk of objects at a time with vectorized C-level calls
-  (map, itertools, array), so that the per-object cost stays close to a
-  bare gc.get_referents traversal. A chunk is grouped by kind and type
-  (one list per type, filled in one C-level pass); each kind has a handler
-  that emits the edges of all its objects at once.
-  Sizes of exact str/bytes/int/float/list/tuple/dict and plain instances
-  are the type's C __sizeof__ called directly plus a per-type constant
-  learnt from sys.getsizeof on the first object (much cheaper than
-  sys.getsizeof per object); values and STRINGS of ASCII text are joined
-  as one str and encoded once.
 * Phase 1 walks gc.get_objects(), except exact dicts and tuples, which
   wait until the objects that give their entries names (modules, classes,
   instances, functions with closures) are done. Objects gc.get_objects()
@@ -53,14 +49,10 @@ Rules the walker lives by (see agent/doc.go and docs/pysnap-format.md):
   executing frames, frozen objects) are discovered as edge targets and
   queued; an untracked target whose reference count says it has exactly
   one referrer is queued without a seen-set (it cannot be met again),
-  which keeps the seen-set small; such objects are written with the
-  reference count 1 measured then (no second measurement).
-* While a chunk's reference counts are measured, the agent holds exactly
-  `self.rc_offset` references to each object of the chunk (its container
-  list, the chunk list and the iterator of map); this is calibrated on a
-  probe object run through the same code. The agent keeps no other
-  reference to any object of the heap across chunks (types, keys and
-  numpy.ndarray are remembered by id, cached key labels by copies).
+  which keeps the seen-set small (see _chunks).
+* Work is done a chunk of objects at a time with vectorized C-level calls
+  (_chunks), which also says how the reference counts and sizes written
+  are measured.
 * Its own bookkeeping (lists, sets, frames) is created after
   gc.get_objects() and is reachable from no host object, so it is not in
   the snapshot; agent frames that exist before are filtered by file name
@@ -72,85 +64,28 @@ import gc
 import io
 import os
 import sys
-from array import array
-from itertools import chain, compress, filterfalse, repeat
-from operator import not_, sub, is_, or_
+from itertools import compress, repeat
+from operator import is_
 
 from . import _format as F
 from ._introspect import (
-    _T_MRO, _T_FLAGS, _FR_BACK, _FR_CODE, _MOD, _MOD_DICT, _WREF, _FT, _FR,
-    _CELL, _MT, _BT, _MW, _MEMBER, _CODE, DESCRIPTORS, _is_tracked, _getrefcount, _getsizeof, _dict_items,
-    PY312, PY313, HASH_SEED_FIXED, INLINE_VALUES, HAVE_GC, HEAPTYPE, MANAGED_DICT,
-    is_agent_code, type_name, _has, _is_csizeof, _str_get, mro_view,
-    CSizer, safe_attr, _has_dict_slot, _copy_str, executing_frame_ids, current_frames,
-    materialize_frames,
-    _host, from_host)
-from ._handlers import (
-    K_LEAF, K_STR, K_BYTES, K_INT, K_FLOAT, K_NDARRAY, K_GENERIC, K_LIST,
-    K_TUPLE, K_DICT, K_INST, K_INSTX, K_DICTLIKE, K_MODULE, K_TYPE, K_FUNC,
-    K_FRAME, K_CELL, K_METHOD, K_BMETHOD, K_WEAKREF, K_MWRAPPER, K_CODE, K_DESCR,
-    UNTRACKABLE, SIZER_KINDS)
-from ._edges import Edges, _Tails, _inline_candidates
+    _FR_BACK, _FR_CODE, _MOD, _MOD_DICT, _dict_items, PY313, HASH_SEED_FIXED,
+    is_agent_code, type_name, _str_get, safe_attr, _copy_str, executing_frame_ids, current_frames,
+    materialize_frames, _host, from_host)
+from ._kinds import Kinds
+from ._chunks import Chunks, _ascii_blob
+from ._edges import Edges, _Tails
 from ._own import own_objects
-from . import _native
+from . import _native, _interp
 from . import _sites
 from . import _untraced
 from . import _fork
 
-# Kinds, types and builtin bases whose objects the snapshot shows whole
-# (F_WHOLE, see Capture._whole).
-WHOLE_KINDS = (K_LIST, K_TUPLE, K_DICT, K_CELL, K_FUNC, K_METHOD, K_DICTLIKE)
-WHOLE_TYPES = (set, frozenset, property, staticmethod, classmethod, type(sys.implementation))
-WHOLE_BASES = (object, dict, list, tuple, set, frozenset)
-_OR_WHOLE = bytes(b | F.F_WHOLE for b in range(256))
-_WHOLE_OF = (0, F.F_WHOLE)
-_TO_WHOLE = bytes([0, F.F_WHOLE]) + bytes(254)
-_BOOL_ID = id(bool)
-_MEMORYVIEW_ID = id(memoryview)
-
-_TD = type.__dict__
-_BASICSIZE = _TD["__basicsize__"].__get__
-_DICTOFFSET = _TD["__dictoffset__"].__get__
-_WEAKOFFSET = _TD["__weakrefoffset__"].__get__
-_PTR = _TD["__itemsize__"].__get__(tuple)   # a pointer's size
-
-
-def _plain_layout(t, view):
-    """Whether the instances of heap type t have no C fields besides
-    those the snapshot shows: its size is its C base's (object, dict,
-    list, tuple, set or frozenset) plus a pointer for each slot of its
-    classes (edges), its dict and its weak reference list. Not so for a
-    type an extension makes with PyType_FromSpec (a lock), which is a
-    heap type too, nor a subclass of another C type (a date)."""
-    own = {id(c): d for c, d in view[2]}
-    slots = 0
-    base = None
-    for c in _T_MRO(t):
-        if not _T_FLAGS(c) & HEAPTYPE:
-            base = c
-            break
-        d = own.get(id(c))
-        if d is None:
-            return False
-        slots += sum(1 for v in d.values() if type(v) is _MEMBER)
-    if base is None or not _has(WHOLE_BASES, base):
-        return False
-    # A dict or weak reference list pointer the base has already (a
-    # set's weak list) is the base's.
-    own_dict = _DICTOFFSET(t) > 0 and not _DICTOFFSET(base) > 0
-    own_weak = _WEAKOFFSET(t) > 0 and not _WEAKOFFSET(base) > 0
-    return _BASICSIZE(t) == _BASICSIZE(base) + _PTR * (slots + own_dict + own_weak)
-
-
-CHUNK = 1 << 14
 MAX_NAMES = 1 << 18        # edge names deduplicated; later new names are written as they come
 MAX_WARNINGS = 200
-IMMORTAL_MIN = (1 << 30) - 64
-SKEY_SHIFT = 22
-SKEY_MULTI = (1 << SKEY_SHIFT) - 1   # sort key type part shared by several types
 
 
-class Capture(Edges):
+class Capture(Kinds, Chunks, Edges):
     """One snapshot's state. Created after gc.get_objects()."""
 
     def __init__(self, w, values, max_value_len, warnings):
@@ -288,505 +223,13 @@ class Capture(Edges):
             self.types_addr = []
             self.types_name = []
 
-    # -- types ------------------------------------------------------------
-
-    def register(self, t):
-        """Registers type t (found as type(o) of some o) and returns its kind."""
-        tid = id(t)
-        k = self.tkind.get(tid)
-        if k is not None:
-            return k
-        self.tindex[tid] = self.ntypes
-        self.ntypes += 1
-        self.types_addr.append(tid)
-        if not _T_FLAGS(t) & HEAPTYPE:
-            self.static_types.append(tid)
-        view = None
-        try:
-            view = mro_view(t)
-        except Exception as e:
-            _host(e)
-        self.types_name.append(self.name(type_name(t, view)))
-        try:
-            k = self._kind(t, view) if view is not None else K_GENERIC
-        except Exception as e:  # a broken MRO, say
-            _host(e)
-            self.warn("type %s: %s; its objects get unnamed edges" % (type_name(t), type_name(type(e))))
-            k = K_GENERIC
-        if view is None:
-            # Not ready (see READY), or an MRO that is not one: sizes
-            # without any lookup on it (getsizeof would ready the type).
-            self.unsafe_size[tid] = CSizer(t)
-            self.warn("type %s is not ready or has no usable MRO; its objects get unnamed edges "
-                      "and the size of object.__sizeof__" % type_name(t))
-        elif not view[1]:
-            self.unsafe_size[tid] = CSizer(t)
-            self.warn("type %s has a class whose dict has keys that are not str; its sizes come "
-                      "from the nearest C __sizeof__ and its inline attributes are unnamed" % type_name(t))
-        else:
-            sz = view[0].get("__sizeof__")
-            if not _is_csizeof(sz):
-                self.unsafe_size[tid] = CSizer(t)
-                self.warn("type %s defines __sizeof__ in Python; its sizes are object.__sizeof__ "
-                          "of the nearest builtin base plus the GC header" % type_name(t))
-            elif k in SIZER_KINDS:
-                self.sizer[tid] = sz
-        if k == K_INST and INLINE_VALUES:
-            self.inline_names[tid] = _inline_candidates(t, view)
-        if self._whole(t, k, view):
-            self.whole.add(tid)
-        view = sz = None
-        ti = self.tindex[tid]
-        self.skey[tid] = (k << 22) | (ti if ti < (1 << 22) else (1 << 22) - 1)
-        if ti < SKEY_MULTI:
-            self.skey_tid[self.skey[tid]] = tid
-        self.tkind[tid] = k
-        return k
-
-    def _kind(self, t, view):
-        if t is str:
-            return K_STR
-        if t is bytes:
-            return K_BYTES
-        if t is int:
-            return K_INT
-        if t is float:
-            return K_FLOAT
-        if t is list:
-            return K_LIST
-        if t is tuple:
-            return K_TUPLE
-        if t is dict:
-            return K_DICT
-        if t is _FT:
-            return K_FUNC
-        if t is _FR:
-            return K_FRAME
-        if t is _CELL:
-            return K_CELL
-        if t is _MT:
-            return K_METHOD
-        if t is _BT:
-            return K_BMETHOD
-        if t is _MW:
-            return K_MWRAPPER
-        if t is _CODE:
-            return K_CODE
-        if id(t) in DESCRIPTORS:
-            return K_DESCR
-        mro = _T_MRO(t)
-        if _has(mro, type):
-            return K_TYPE
-        if _has(mro, _MOD):
-            return K_MODULE
-        if _has(mro, _WREF):
-            return K_WEAKREF
-        if self.ndarray_id is not None and _has(map(id, mro), self.ndarray_id):
-            return K_NDARRAY
-        flags = _T_FLAGS(t)
-        if not flags & HAVE_GC:
-            return K_LEAF
-        if _has(mro, dict):
-            return K_DICTLIKE
-        if flags & HEAPTYPE:
-            # Plain: every non-heap base is object, no slots holding
-            # objects, and the dict (if any) is managed or absent.
-            own = {id(c): d for c, d in view[2]}   # each class's exact-str entries
-            for c in mro:
-                if c is object:
-                    continue
-                if not _T_FLAGS(c) & HEAPTYPE:
-                    return K_INSTX
-                d = own.get(id(c))
-                if d is None:
-                    return K_INSTX
-                if "__slots__" in d:
-                    for v in d.values():
-                        if type(v) is _MEMBER:
-                            return K_INSTX
-            if flags & MANAGED_DICT or not _has_dict_slot(t, view):
-                return K_INST
-            return K_INSTX
-        return K_GENERIC
-
-    def _whole(self, t, k, view):
-        """Whether the snapshot shows all of the state of t's objects
-        (F_WHOLE): their references and, for str, bytes, int, float and
-        bool, their values; not so for classes, modules, code, frames
-        and the objects of C types with fields of their own (a datetime,
-        a lock, a numpy array), which equal-by-value analysis compares
-        by identity. An int too big for a value is left out per object
-        (see _emit)."""
-        if k == K_STR or k == K_BYTES:
-            return self.digests
-        if k == K_INT or k == K_FLOAT:
-            return self.values
-        if k == K_LEAF:
-            return t is bool and self.values
-        if k == K_WEAKREF:
-            return t is _WREF
-        if k == K_GENERIC:
-            return _has(WHOLE_TYPES, t)
-        if k == K_INST or k == K_INSTX:
-            return view is not None and _plain_layout(t, view)
-        return k in WHOLE_KINDS
-
-
-    # -- the chunk pipeline ---------------------------------------------------
-
-    def calibrate(self):
-        # The same shape as run_batch -> chunk -> _emit: a container list,
-        # a chunk list made from it, and map's iterator.
-        probe = object()  # one reference: this local
-        container = [probe]
-        box = [container[0:1]]
-        chunk = box.pop()
-        self.rc_offset = self._measure(chunk)[0] - 1
-        del probe, container, chunk
-        holder = [float("7.25")]  # the float's one reference: holder
-        untr, rl = self._untracked_rc(list(holder))
-        self.uniq_rc = rl[0]
-        del holder, untr, rl
-
-    def _measure(self, chunk):
-        # The container (or, in calibration, the local), chunk and map's
-        # iterator hold one reference each while getrefcount runs.
-        return list(map(_getrefcount, chunk))
-
-    def _untracked_rc(self, tgt):
-        untr = list(filterfalse(_is_tracked, tgt))
-        rl = list(map(_getrefcount, untr))
-        return untr, rl
-
-    def run_batch(self, container, rc1=False):
-        """Processes container (a list that holds the only agent reference
-        to each of its objects) chunk by chunk. rc1: every object is known
-        to have exactly one referrer (an untracked object whose count was
-        measured when it was discovered)."""
-        n = len(container)
-        lo = 0
-        box = []
-        while lo < n:
-            # Passed in a box: before 3.11 a call's arguments stay on the
-            # caller's stack until it returns, and the slice would hold a
-            # second reference to each object while it is measured.
-            box.append(container[lo:lo + CHUNK])
-            self.chunk(box, rc1)
-            lo += CHUNK
-
-    def chunk(self, box, rc1=False):
-        sl = box.pop()
-        n = len(sl)
-        sk = self.skey.get
-        keys = list(map(sk, map(id, map(type, sl))))
-        if None in keys:
-            # New types: register each once (a dict keyed by id: hashing a
-            # type could run its metaclass's __hash__). The keys come from
-            # the registered tids (a __class__ assignment by another thread
-            # in between must not leave a key unknown).
-            tids = list(map(id, map(type, sl)))
-            miss = list(compress(sl, map(is_, keys, repeat(None))))
-            for t in dict(zip(map(id, map(type, miss)), map(type, miss))).values():
-                self.register(t)
-            del miss, t
-            keys = list(map(sk, tids))
-            del tids
-        # Group by type (kind first): one list per sort key, filled by C
-        # code in one pass (no sort). One type: no reordering.
-        k0 = keys[0]
-        if keys.count(k0) == n:
-            groups = [(k0, sl)]
-        else:
-            d = dict.fromkeys(keys)
-            for k in d:
-                d[k] = []
-            any(map(list.append, map(d.__getitem__, keys), sl))
-            groups = sorted(d.items())   # distinct int keys: the lists are never compared
-            del d
-        del sl, keys
-        # Exclusions: deferred dicts/tuples (phase 1), agent frames and
-        # the agent's own objects (looked for in groups of their types).
-        parts = []
-        bounds = []
-        pos = 0
-        own = self.own
-        while groups:
-            sk_, g = groups.pop(0)
-            k = sk_ >> SKEY_SHIFT
-            if own and ((sk_ & SKEY_MULTI) == SKEY_MULTI or self.skey_tid[sk_] in self.own_types) \
-                    and not own.isdisjoint(map(id, g)):
-                g = list(compress(g, map(not_, map(own.__contains__, map(id, g)))))
-                if not g:
-                    continue
-            if k == K_FRAME or (self.defer and (k == K_DICT or k == K_TUPLE)):
-                if k != K_FRAME:
-                    self.deferred.extend(g)
-                    continue
-                g = [f for f in g if not is_agent_code(_FR_CODE(f))]
-                self.frames_done.update(map(id, g))
-                if not g:
-                    continue
-            parts.append(g)
-            bounds.append((sk_, pos, pos + len(g)))
-            pos += len(g)
-        del groups, g
-        if not parts:
-            return
-        chunk = parts[0] if len(parts) == 1 else list(chain.from_iterable(parts))
-        del parts
-        self._emit(chunk, bounds, rc1)
-
-    def _emit(self, chunk, bounds, rc1=False):
-        # Reference counts first, while the agent holds exactly
-        # rc_offset references to each object.
-        n = len(chunk)
-        if rc1:
-            rca = F.u64s((1,)) * n
-        else:
-            rc = self._measure(chunk)
-            off = self.rc_offset
-            try:
-                rca = F.u64s(list(map(sub, rc, repeat(off))))
-            except OverflowError:  # a count that fell while measured
-                rca = F.u64s([x - off if x > off else 0 for x in rc])
-            del rc
-        addr = F.u64s(list(map(id, chunk)))
-        if self.agent_refs and not rc1:
-            self._less_agent_refs(bounds, addr, rca)
-        # Types, sizes and flags, a group (one type, or several that share
-        # a sort key) at a time.
-        typ = F.u32s()
-        size = F.u64s()
-        flags = bytearray()
-        tix = self.tindex
-        for sk_, i, j in bounds:
-            k = sk_ >> SKEY_SHIFT
-            m = j - i
-            g = chunk[i:j]
-            single = (sk_ & SKEY_MULTI) != SKEY_MULTI
-            if single:
-                tid = self.skey_tid[sk_]
-                typ.extend(F.u32s((tix[tid],)) * m)
-            else:
-                gtids = list(map(id, map(type, g)))
-                tid = gtids[0]
-                typ.extend(F.u32s(list(map(tix.__getitem__, gtids))))
-            sz = self.sizer.get(tid) if single else None
-            if sz is not None:
-                off = self.sizeoff.get(tid)
-                if off is None:
-                    off = self.sizeoff[tid] = self._sizeoff(g[0], sz)
-                if off == 0:
-                    size.extend(F.u64s(list(map(sz, g))))
-                elif off > 0:
-                    size.extend(F.u64s(list(map(off.__add__, map(sz, g)))))
-                else:
-                    sz = None
-            if sz is None:
-                if not self.unsafe_size or (self.unsafe_size.keys().isdisjoint(gtids) if not single
-                                            else tid not in self.unsafe_size):
-                    try:
-                        size.extend(F.u64s(list(map(_getsizeof, g))))
-                    except Exception as e:
-                        _host(e)
-                        size.extend(F.u64s(list(map(self._size_one, g))))
-                else:
-                    size.extend(F.u64s(list(map(self._size_one, g))))
-            if k in UNTRACKABLE:
-                part = bytes(m)
-            else:
-                part = bytes(map(_is_tracked, g))
-            if single:
-                if tid in self.whole:
-                    if k == K_INT:
-                        # An int too big for a value is not whole.
-                        part = bytes(map(or_, part, bytes(map((63).__ge__, map(int.bit_length, g))).translate(_TO_WHOLE)))
-                    else:
-                        part = part.translate(_OR_WHOLE)
-            elif not self.whole.isdisjoint(gtids):
-                part = bytes(map(or_, part, map(_WHOLE_OF.__getitem__, map(self.whole.__contains__, gtids))))
-            flags.extend(part)
-            if k == K_STR and not rc1 and _native.STR_STATE is not None:
-                # Interned strs with references from C (at least 3: one
-                # more than a str held by two objects could have).
-                many = list(compress(range(m), map((3).__le__, rca[i:j])))
-                if many:
-                    for x in compress(many, _native.interned(list(map(g.__getitem__, many)))):
-                        flags[i + x] |= F.F_INTERNED
-            del g
-        if PY312:
-            for i in compress(range(n), map(IMMORTAL_MIN.__le__, rca)):
-                flags[i] |= F.F_IMMORTAL
-        # Edges.
-        ne = F.u32s()
-        tgt = []
-        lab = F.u32s()
-        weak = []
-        self.opaque = []
-        vals_addr = F.u64s()
-        vals = []
-        dig_addr = F.u64s()
-        dig = array("q")
-        for sk_, i, j in bounds:
-            k = sk_ >> SKEY_SHIFT
-            g = chunk[i:j]
-            try:
-                self._edges(k, g, i, ne, tgt, lab, weak)
-            except Exception as e:
-                _host(e)
-                # Undo this group's partial output and fall back.
-                self.warn("%s while naming edges of %d objects (kind %d); they get unnamed edges"
-                          % (type_name(type(e)), len(g), k))
-                want = i
-                del ne[want:]
-                m = sum(ne)
-                del tgt[m:]
-                del lab[m:]
-                self._generic(g, ne, tgt, lab)
-            if k == K_STR or k == K_BYTES:
-                if self.digests:
-                    dig_addr.extend(addr[i:j])
-                    dig.extend(array("q", list(map(hash, g))))
-                if self.values:
-                    vals_addr.extend(addr[i:j])
-                    vl = self.vlen
-                    if k == K_STR:
-                        if all(map(str.isascii, g)):
-                            if max(map(len, g)) > vl:
-                                g = list(map(str.__getitem__, g, repeat(slice(0, vl))))
-                            vals.append(_ascii_blob(g))
-                        else:
-                            vals.append(_blob(list(map(str.encode, map(str.__getitem__, g, repeat(slice(0, vl))),
-                                                       repeat("utf-8"), repeat("backslashreplace")))))
-                    else:
-                        vals.append(_ascii_blob(list(map(repr, map(bytes.__getitem__, g,
-                                                                   repeat(slice(0, vl)))))))
-            elif self.values and (k == K_INT or k == K_FLOAT):
-                if k == K_INT:
-                    sel = list(map((63).__ge__, map(int.bit_length, g)))
-                    if all(sel):
-                        vals_addr.extend(addr[i:j])
-                        vals.append(_ascii_blob(list(map(int.__repr__, g))))
-                    else:
-                        vals_addr.extend(compress(addr[i:j], sel))
-                        vals.append(_ascii_blob(list(map(int.__repr__, compress(g, sel)))))
-                else:
-                    vals_addr.extend(addr[i:j])
-                    vals.append(_ascii_blob(list(map(float.__repr__, g))))
-            elif self.values and k == K_LEAF and (sk_ & SKEY_MULTI) != SKEY_MULTI and self.skey_tid[sk_] == _BOOL_ID:
-                vals_addr.extend(addr[i:j])
-                vals.append(_ascii_blob(list(map(bool.__repr__, g))))
-            elif self.values and k == K_NDARRAY:
-                labels = list(map(self.nd_labels.pop, map(id, g), repeat(None)))
-                if any(labels):
-                    vals_addr.extend(compress(addr[i:j], labels))
-                    vals.append(_ascii_blob(list(filter(None, labels))))
-            elif self.values and k == K_GENERIC and (sk_ & SKEY_MULTI) != SKEY_MULTI and self.skey_tid[sk_] == _MEMORYVIEW_ID:
-                vals_addr.extend(addr[i:j])
-                labels = list(map(_native.memoryview_label, g))
-                vals.append(_ascii_blob(labels) if all(map(str.isascii, labels))
-                            else _blob([x.encode("utf-8", "backslashreplace") for x in labels]))
-            del g
-        for i in self.opaque:
-            flags[i] |= F.F_OPAQUE
-        targets = F.u64s(list(map(id, tgt)))
-        sites = self.sites.collect(chunk, addr) if self.sites is not None else None
-        # Discovery of objects gc.get_objects() does not list.
-        self._discover(tgt, weak)
-        del tgt, weak, chunk
-        self.flush_tables()
-        self.w.objects(addr, typ, size, rca, flags, ne, targets, lab)
-        if vals_addr:
-            self.w.values_blob(vals_addr, b"".join(vals))
-        if dig_addr:
-            self.w.digests(dig_addr, dig)
-        if sites is not None:
-            self.sites.write(self.w, sites)
-
-    def _less_agent_refs(self, bounds, addr, rca):
-        """Takes the references the agent's own objects hold out of the
-        reference counts of the objects of the chunk they refer to (the
-        snapshot leaves those objects out). Only groups of the types
-        such objects have are looked at."""
-        ar = self.agent_refs
-        types = self.agent_ref_types
-        for sk_, i, j in bounds:
-            if (sk_ & SKEY_MULTI) != SKEY_MULTI and self.skey_tid[sk_] not in types:
-                continue
-            a = addr[i:j]
-            if ar.keys().isdisjoint(a):
-                continue
-            for x in compress(range(i, j), map(ar.__contains__, a)):
-                rca[x] = max(rca[x] - ar[addr[x]], 0)
-
-    def _sizeoff(self, o, sz):
-        """getsizeof(o) - sz(o) for the type's C __sizeof__ sz: the GC
-        header and pre-header, the same for every object of the type;
-        -1 if it cannot be learnt (the group then uses getsizeof)."""
-        try:
-            a = _getsizeof(o)
-            b = sz(o)
-            if type(a) is int and type(b) is int and 0 <= a - b <= 64:
-                return a - b
-        except Exception as e:
-            _host(e)
-        return -1
-
-    def _size_one(self, o):
-        t = type(o)
-        cs = self.unsafe_size.get(id(t))
-        if cs is None:
-            try:
-                return _getsizeof(o)
-            except Exception as e:
-                _host(e)
-            cs = self.unsafe_size[id(t)] = CSizer(t)
-        return cs(o)
-
-    def _discover(self, tgt, weak):
-        untr, rl = self._untracked_rc(tgt)
-        if untr:
-            uniq = list(map(self.uniq_rc.__eq__, rl))
-            self.pending_uniq.extend(compress(untr, uniq))
-            multi = list(compress(untr, map(not_, uniq)))
-            del uniq
-            if multi:
-                self._queue(multi)
-        if weak:
-            w = [o for o in weak if not _is_tracked(o)]
-            if w:
-                self._queue(w)
-        if self.tracked_ids is not None:
-            t = list(filter(_is_tracked, tgt))
-            if t:
-                d = dict(zip(map(id, t), t))
-                new = d.keys() - self.tracked_ids - self.seen
-                if new:
-                    self.seen |= new
-                    self.pending.extend(map(d.__getitem__, new))
-
-    def _queue(self, objs):
-        # Most are seen already (shared keys, strs, small ints): a set of
-        # the ids first, a dict of objects only for the new ones.
-        ids = list(map(id, objs))
-        new = set(ids).difference(self.seen)
-        if len(new) == len(ids):    # all distinct and new
-            self.seen |= new
-            self.pending.extend(objs)
-        elif new:
-            self.seen |= new
-            sel = list(map(new.__contains__, ids))
-            d = dict(zip(compress(ids, sel), compress(objs, sel)))
-            self.pending.extend(d.values())
-            del d
-
     # -- the interpreter's own references ---------------------------------------
 
     def read_interp(self):
         """Reads the words of the interpreter state (before the walk: its
         references are matched with the objects as they are written)."""
         try:
-            got = _native.interp_words()
+            got = _interp.interp_words()
         except Exception as e:
             _host(e)
             got = None
@@ -810,7 +253,7 @@ class Capture(Edges):
         if self.interp is None:
             return
         base, words = self.interp
-        fields = _native.INTERP[2]
+        fields = _interp.INTERP[2]
         tg = F.u64s()
         lab = F.u32s()
         names = {}
@@ -890,28 +333,6 @@ class Capture(Edges):
         self.w.roots(addr, kinds, names)
         return out
 
-
-def _lenpfx(n):
-    return "".join(map(chr, (n & 255, (n >> 8) & 255, (n >> 16) & 255, (n >> 24) & 255)))
-
-
-# n -> the u32 little-endian encoding of n as 4 latin-1 characters; built
-# once, never changed during a capture.
-LENPFX_MAX = 4096
-_LENPFX = tuple(map(_lenpfx, range(LENPFX_MAX)))
-
-
-def _ascii_blob(strs):
-    """count x (u32 length, bytes) for a list of ASCII strs, made with one
-    join and one encode (latin-1: the length characters may exceed 127)."""
-    if strs and max(map(len, strs)) >= LENPFX_MAX:
-        return _blob(list(map(str.encode, strs)))
-    return "".join(chain.from_iterable(zip(map(_LENPFX.__getitem__, map(len, strs)), strs))).encode("latin-1")
-
-
-def _blob(bs):
-    """count x (u32 length, bytes) for a list of bytes."""
-    return b"".join(chain.from_iterable(zip(map(F._pack_u32, map(len, bs)), bs)))
 
 
 

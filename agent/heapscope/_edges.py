@@ -21,7 +21,7 @@ from ._introspect import (
 from ._handlers import (
     LEAVES, K_GENERIC, K_LIST, K_TUPLE, K_DICT, K_INST, K_INSTX, K_DICTLIKE, K_CODE, K_DESCR, SLOW, slot_plan,
     slot_members)
-from . import _native
+from . import _native, _fields
 
 MAX_KEYCACHE = 1 << 16     # cached dict-key labels
 
@@ -375,7 +375,7 @@ class Edges:
             # The word that holds an instance's __dict__, if it has one.
             doff = self.dict_offsets.get(id(t), False)
             if doff is False:
-                doff = self.dict_offsets[id(t)] = _native.dict_pointer_offset(t, _T_FLAGS(t), _T_DICTOFFSET(t))
+                doff = self.dict_offsets[id(t)] = _fields.dict_pointer_offset(t, _T_FLAGS(t), _T_DICTOFFSET(t))
             dw = _native.words(map(add, map(id, g), repeat(doff))) if doff is not None else None
             kl = self.key_labels(flat[0::2], False)
             lk, lc, ld = self.L_KEY, self.L_CLASS, self.L_DICT
@@ -432,8 +432,8 @@ class Edges:
         # per group (a descriptor type's members read its own instances).
         objclass, name = DESCRIPTORS[id(type(g[0]))]
         cols = [("__objclass__", list(map(objclass, g))), ("__name__", list(map(name, g)))]
-        if _native.DESCR_QUALNAME is not None:
-            cols.append(("__qualname__", _native.nullable_column(g, _native.DESCR_QUALNAME)))
+        if _fields.DESCR_QUALNAME is not None:
+            cols.append(("__qualname__", _native.nullable_column(g, _fields.DESCR_QUALNAME)))
         self._columns(cols, len(g), ne, tgt, lab)
 
     def _columns(self, cols, n, ne, tgt, lab):
@@ -590,7 +590,7 @@ def _inline_candidates(t, view=None):
         seen = {}
         # The names in the class's shared keys: every attribute set on
         # an instance, also from outside the class (setattr, obj.x = ...).
-        for x in _native.cached_key_names(t, _T_FLAGS(t)):
+        for x in _fields.cached_key_names(t, _T_FLAGS(t)):
             seen[x] = True
         for c, d in view[2]:
             if c is object:

@@ -20,7 +20,7 @@ from ._introspect import (
     _get_referents, _dict_items,
     HEAPTYPE, MANAGED_DICT, LIST_BACKWARDS, PY311, PY313, READY,
     _tp_dict, _has, _is_type, _mro_lookup, _str_get, _optimized, _host, _T_DICTOFFSET, _MEMBER_CLASS)
-from . import _native
+from . import _native, _fields
 from ._native import free_var_names
 
 # Object kinds; a chunk is grouped by kind and each kind has a handler.
@@ -159,8 +159,8 @@ def _h_dictlike(cap, o):
     if _T_FLAGS(t) & HEAPTYPE:
         cands.append((t, cap.L_CLASS))
         _slots(cap, o, t, cands)
-    if _native.STGDICT is not None and id(t) == _native.STGDICT[0]:
-        for v, n in _native.stgdict_fields(o):
+    if _fields.STGDICT is not None and id(t) == _fields.STGDICT[0]:
+        for v, n in _fields.stgdict_fields(o):
             cands.append((v, cap._internal(n)))
     ts, ls = _match(rs, cands, True)
     return ts, ls, False
@@ -177,7 +177,7 @@ def _h_module(cap, m):
     if _T_FLAGS(t) & HEAPTYPE:
         cands.append((t, cap.L_CLASS))
     ts, ls = _match(rs, cands, False)
-    c = _native.module_copy(m)
+    c = _fields.module_copy(m)
     if c is not None:
         ts.append(c)
         ls.append(cap._internal("m_copy"))
@@ -205,7 +205,7 @@ def _h_type(cap, t):
     # A static type (a builtin's, an extension's) is not a GC object:
     # gc.get_referents gives nothing, and what it holds is read above.
     ts, ls = _match(rs, cands, not _T_FLAGS(t) & HEAPTYPE)
-    rec = _native.type_subclasses(t, _T_FLAGS(t))
+    rec = _fields.type_subclasses(t, _T_FLAGS(t))
     if rec is not None:
         ts.append(rec)
         ls.append(L["<subclasses>"] | I)
@@ -359,7 +359,7 @@ def _h_ndarray(cap, a):
     try:
         dt = _str_get(d, "dtype")[1].__get__(a, nd)
         if cap.values:
-            lb = _native.array_label(a, dt)
+            lb = _fields.array_label(a, dt)
             if lb is not None:
                 cap.nd_labels[id(a)] = lb
         dtt = type(dt)

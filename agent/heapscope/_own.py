@@ -39,7 +39,7 @@ from ._introspect import (
     PKG_DIRS, READY, _FT, _FN_CODE, _CO_FILENAME, _get_referents, _getrefcount, _dict_items, _is_tracked,
     _is_type, _str_get, _host, _FR, _FR_BACK, _FR_CODE, _FR_GLOBALS, _FR_BUILTINS, PY311,
     is_agent_code, current_frames)
-from . import _native
+from . import _native, _fields
 
 try:
     # What collections.Counter counts with, in C; Counter itself checks
@@ -168,14 +168,14 @@ def _refs(o, t):
                 rs.append(col[0])
     elif id(t) in DESCRIPTORS:
         rs.append(DESCRIPTORS[id(t)][1](o))
-        if _native.DESCR_QUALNAME is not None:
-            q = _native.nullable_column([o], _native.DESCR_QUALNAME)[0]
+        if _fields.DESCR_QUALNAME is not None:
+            q = _native.nullable_column([o], _fields.DESCR_QUALNAME)[0]
             if q is not None:
                 rs.append(q)
     elif _is_type(o) and _T_FLAGS(o) & HEAPTYPE and _T_FLAGS(o) & READY:
         rs.append(_T_NAME(o))
         rs.append(_T_QUALNAME(o))
-        rec = _native.type_subclasses(o, _T_FLAGS(o))
+        rec = _fields.type_subclasses(o, _T_FLAGS(o))
         if rec is not None:
             rs.append(rec)
     return rs
