@@ -10,7 +10,7 @@ copy, pickle, and the interpreter's specialized calls, on 3.9-3.13). The
 hook notes the calling frames (the code object and the instruction of
 each, up to `frames` of them, innermost first) and calls the allocator
 it replaced, then notes the new object's address. Other classes'
-allocations cost nothing; a watched class's about 3 us each
+allocations cost nothing; a watched class's 1.2-3 us each
 (bench/python/watch.py).
 
 What is kept: an array of (address, stack number) pairs, one per
