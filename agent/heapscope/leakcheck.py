@@ -397,31 +397,25 @@ class LeakCheck:
                 every = every or all(steps)
         return grew, every
 
-    def _watch_grown(self, k):
-        """Records where the classes that grew at every one of the last
-        k steps are allocated, from now to the end of the check (unless
-        tracemalloc gives every object's site already): the snapshots
-        that follow then say where the leaked objects were made."""
+    def _watch_grown(self, grew):
+        """Records where the classes that grew at every step of grew
+        (_grew's {name: counts}) are allocated, from now to the end of
+        the check (unless tracemalloc gives every object's site
+        already): the snapshots that follow then say where the leaked
+        objects were made."""
         from . import _census, _sites, _watch
         from ._introspect import type_name
         if not self.watch or _sites.tracing():
             return
-        got = _census.COUNTS[-(k + 1):]
-        by_name = {}
-        for n, types in got:
-            for tid in n:
-                by_name.setdefault(type_name(types[tid]), []).append(types[tid])
-        grew, _ = self._grew(k)
+        names = {name for name, ns in grew.items() if all(x < y for x, y in zip(ns, ns[1:]))}
         classes = []
         # By identity (a metaclass may define __eq__); the program's own
         # watch is left as it is.
         seen = {id(t) for t in _watch.watched()}
-        for name, ns in grew.items():
-            if all(x < y for x, y in zip(ns, ns[1:])):
-                for t in by_name.get(name, ()):
-                    if id(t) not in seen and _watch.refusal(t) is None:
-                        seen.add(id(t))
-                        classes.append(t)
+        for t in _census.COUNTS[-1][1].values():
+            if id(t) not in seen and type_name(t) in names and _watch.refusal(t) is None:
+                seen.add(id(t))
+                classes.append(t)
         del classes[_WATCH_MAX:]
         if classes:
             _watch.watch(classes, _WATCH_FRAMES)
@@ -450,7 +444,7 @@ class LeakCheck:
                         del _census.COUNTS[:]
                         self._quick = grew
                         return
-            self._watch_grown(2)
+            self._watch_grown(grew)
             del _census.COUNTS[:]
         self._snap(0)
         for _ in range(self.iterations):

@@ -8,7 +8,7 @@ Each measurement is a child process that imports sympy and does the
 work of bench/python/sites.py (expansions and derivatives kept in a
 list: a leak) in three rounds of n items: A, B and C. After A and after
 B it counts the objects per class (the leak check's counts); the
-"watch" child then watches the classes that grew at both steps, with 16
+"watch" child then watches the classes that grew between them, with 16
 frames, as LeakCheck does. Round C is timed ("work"), then one
 in-process snapshot (heapscope.snapshot, fork=False, "snapshot").
 tracemalloc children (PYTHONTRACEMALLOC=N) trace from their start, as
