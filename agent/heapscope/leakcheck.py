@@ -194,23 +194,61 @@ def _finding_lines(f, runs):
         if len(parts) > 8:
             lines.append("    and %d more parts" % (len(parts) - 8))
         label = "    allocated at "
-        for p in parts[:8]:
-            for text in _site_lines(p.get("allocated"), " " + str(p.get("type") or "")):
-                lines.append(label + text)
-                label = " " * len(label)
+        for text in _part_site_lines(parts[:8]):
+            lines.append(label + text)
+            label = " " * len(label)
     else:
         label = "    allocated at "
-        for text in _site_lines(f.get("allocated"), ""):
+        for text in _site_lines(f.get("allocated")):
             lines.append(label + text)
             label = " " * len(label)
     return lines
 
 
-def _site_lines(alloc, noun):
+def _site_lines(alloc):
     """The lines that say where a set was allocated (heapscope check's
     JSON: sites with their frames, and the index of the program's own
-    frame): "where (12 objects, 1.1 KiB)", noun after the count when
-    given (a part's type)."""
+    frame): "where (12 objects, 1.1 KiB)"."""
+    out = ["%s (%s, %s)" % (where, _count(n, ""), human_bytes(b)) for where, n, b in _sites(alloc)]
+    n = alloc.get("unknown", 0) if isinstance(alloc, dict) else 0
+    if n:
+        out.append("not recorded (%s)" % _count(n, ""))
+    return out
+
+
+def _part_site_lines(parts):
+    """The lines that say where the parts of a finding were allocated:
+    one per site, with what of each part type was made there
+    ("where (60 Add, 142 Rational; 11.6 KiB)"), in the order the parts
+    first name the sites; what was not recorded last."""
+    at = {}   # where -> [{type: objects}, bytes], in order
+    for p in parts:
+        noun = str(p.get("type") or "")
+        for where, n, b in _sites(p.get("allocated")):
+            line = at.setdefault(where, [{}, 0])
+            line[0][noun] = line[0].get(noun, 0) + n
+            line[1] += b
+    unknown = {}
+    for p in parts:
+        alloc = p.get("allocated")
+        n = alloc.get("unknown", 0) if isinstance(alloc, dict) else 0
+        if n:
+            noun = str(p.get("type") or "")
+            unknown[noun] = unknown.get(noun, 0) + n
+    out = []
+    for where, (types, b) in at.items():
+        what = ", ".join("%d %s" % (n, t) for t, n in types.items())
+        out.append("%s (%s%s%s)" % (where, what, "; " if len(types) > 1 else ", ", human_bytes(b)))
+    if unknown:
+        out.append("not recorded (%s)" % ", ".join("%d %s" % (n, t) for t, n in unknown.items()))
+    return out
+
+
+def _sites(alloc):
+    """(where, objects, bytes) of each site of alloc (see _site_lines):
+    where is the innermost frame, then the program's own and its caller
+    past the library frames, or the first three frames that are not the
+    check's own."""
     if not isinstance(alloc, dict):
         return []
     out = []
@@ -226,10 +264,7 @@ def _site_lines(alloc, noun):
             # say nothing of where the program allocates.
             theirs = [fr for fr in frames if not str(fr.get("file") or "").startswith(_OWN_DIR)]
             where = " <- ".join(_frame(fr) for fr in (theirs or frames)[:3]) or "?"
-        out.append("%s (%s, %s)" % (where, _count(s.get("count", 0), noun), human_bytes(s.get("bytes", 0))))
-    n = alloc.get("unknown", 0)
-    if n:
-        out.append("not recorded (%s)" % _count(n, noun))
+        out.append((where, s.get("count", 0), s.get("bytes", 0)))
     return out
 
 

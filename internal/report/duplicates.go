@@ -85,8 +85,11 @@ func ValueGroupText(v analyze.ValueGroup) string {
 	if v.Distinct == 1 {
 		return s + "1 value, built " + Count(v.Count) + " times"
 	}
-	return s + Count(v.Distinct) + " distinct values" +
-		fmt.Sprintf(", each built about %s times", Count(int(math.Round(float64(v.Count)/float64(v.Distinct)))))
+	per := int(math.Round(float64(v.Count) / float64(v.Distinct)))
+	if per <= 1 {
+		return s + Count(v.Distinct) + " distinct values, each built once"
+	}
+	return s + Count(v.Distinct) + " distinct values" + fmt.Sprintf(", each built about %s times", Count(per))
 }
 
 // ValueHolderText says where some copies are held and how many: "15 at

@@ -3,6 +3,8 @@ package report
 import (
 	"math"
 	"testing"
+
+	"github.com/heapscope/heapscope/analyze"
 )
 
 // TestNumbers: counts and changes per snapshot have thousands
@@ -26,6 +28,24 @@ func TestNumbers(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// TestValueGroupText: how often each value of a group was built, in
+// words: once is "once", not "about 1 times".
+func TestValueGroupText(t *testing.T) {
+	for _, c := range []struct {
+		count, distinct int
+		want            string
+	}{
+		{40, 1, "40 app.Key, 1 value, built 40 times"},
+		{300, 300, "300 app.Key, 300 distinct values, each built once"},
+		{310, 300, "310 app.Key, 300 distinct values, each built once"},
+		{588, 15, "588 app.Key, 15 distinct values, each built about 39 times"},
+	} {
+		if got := ValueGroupText(analyze.ValueGroup{Type: "app.Key", Count: c.count, Distinct: c.distinct}); got != c.want {
+			t.Errorf("%d of %d values: %q, want %q", c.count, c.distinct, got, c.want)
 		}
 	}
 }

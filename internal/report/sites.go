@@ -119,31 +119,62 @@ func writeSites(w io.Writer, a *analyze.Allocations, indent, label string) error
 	return nil
 }
 
-// writePartSites writes where each part of a finding was allocated,
-// one line per site under a label, the part named in each:
+// writePartSites writes where the parts of a finding were allocated,
+// one line per site under a label, with what of each part was made
+// there (parts that share a site share its line, in the parts' order):
 //
-//	allocated at  compute (app.py:9) <- main (app.py:20)  (20 app.Result, 1.1 KiB)
+//	allocated at  compute (app.py:9) <- main (app.py:20)  (20 app.Result, 5 app.Node; 1.4 KiB)
 //	              not recorded  (20 dict, 2.2 KiB)
 func writePartSites(w io.Writer, parts []analyze.LeakPart, indent, label string) error {
+	type line struct {
+		where string
+		what  []string       // part labels, in order
+		n     map[string]int // objects by part label
+		bytes uint64
+	}
+	var lines []*line
+	at := map[string]*line{}
+	add := func(where string, n int, p analyze.LeakPart, b uint64) {
+		l := at[where]
+		if l == nil {
+			l = &line{where: where, n: map[string]int{}}
+			at[where] = l
+			lines = append(lines, l)
+		}
+		what := PartLabel(p)
+		if _, ok := l.n[what]; !ok {
+			l.what = append(l.what, what)
+		}
+		l.n[what] += n
+		l.bytes += b
+	}
+	for _, p := range parts {
+		if a := p.Alloc; a != nil {
+			for _, s := range a.Sites {
+				add(SiteText(s), s.Count, p, s.Bytes)
+			}
+		}
+	}
+	for _, p := range parts {
+		if a := p.Alloc; a != nil && a.Unknown > 0 {
+			add("not recorded", a.Unknown, p, a.UnknownBytes)
+		}
+	}
 	pad := indent + strings.Repeat(" ", len(label)+2)
 	first := indent + label + "  "
-	for _, p := range parts {
-		a := p.Alloc
-		if a == nil {
-			continue
+	for _, l := range lines {
+		what := make([]string, len(l.what))
+		for i, x := range l.what {
+			what[i] = Count(l.n[x]) + " " + x
 		}
-		for _, s := range a.Sites {
-			if _, err := fmt.Fprintf(w, "%s%s  (%s %s, %s)\n", first, SiteText(s), Count(s.Count), PartLabel(p), Bytes(s.Bytes)); err != nil {
-				return err
-			}
-			first = pad
+		sep := ", "
+		if len(what) > 1 {
+			sep = "; "
 		}
-		if a.Unknown > 0 {
-			if _, err := fmt.Fprintf(w, "%snot recorded  (%s %s, %s)\n", first, Count(a.Unknown), PartLabel(p), Bytes(a.UnknownBytes)); err != nil {
-				return err
-			}
-			first = pad
+		if _, err := fmt.Fprintf(w, "%s%s  (%s%s%s)\n", first, l.where, strings.Join(what, ", "), sep, Bytes(l.bytes)); err != nil {
+			return err
 		}
+		first = pad
 	}
 	return nil
 }
