@@ -276,7 +276,7 @@ var ownKeys = map[string]bool{
 	"HEAPSCOPE_EVERY": true, "HEAPSCOPE_VALUES": true, "HEAPSCOPE_MAX_VALUE_LEN": true,
 	"HEAPSCOPE_COLLECT": true, "HEAPSCOPE_CHILDREN": true, "HEAPSCOPE_AGENT_DIR": true, "HEAPSCOPE_EDGES": true,
 	"HEAPSCOPE_ORIG_PYTHONPATH": true, "HEAPSCOPE_ORIG_PYTHONTRACEMALLOC": true, "HEAPSCOPE_TRACE_ALLOC": true,
-	"HEAPSCOPE_FORK": true,
+	"HEAPSCOPE_FORK": true, "HEAPSCOPE_WATCH_GROWTH": true,
 }
 
 // RunOptions configures `heapscope run`.
@@ -299,6 +299,13 @@ type RunOptions struct {
 	// (PYTHONTRACEMALLOC), so that snapshots say where their objects
 	// were allocated.
 	TraceAlloc int
+	// WatchGrowth has the agent record where the instances of the
+	// classes that grew at each of the last two steps between full
+	// snapshots are allocated, from then on, by their allocator (a
+	// watch: see heapscope.watch), so that later snapshots say where
+	// they were made. Nothing is watched in censuses or under
+	// tracemalloc.
+	WatchGrowth bool
 
 	// PackageDir and SiteDir are Dir() and RunDir(); Env fills them in
 	// when they are empty (the CLI should call Dir first to report errors).
@@ -380,6 +387,9 @@ func Env(base []string, o RunOptions) []string {
 	}
 	if o.Fork {
 		out = append(out, "HEAPSCOPE_FORK=1")
+	}
+	if o.WatchGrowth {
+		out = append(out, "HEAPSCOPE_WATCH_GROWTH=1")
 	}
 	return out
 }

@@ -17,8 +17,10 @@ import (
 // instance and reused by another class, instances made before the
 // watch, and those of a class unwatched before the snapshot, get none;
 // copy.copy goes through the hook (its
-// three frames are copy's and copyreg's). Subclasses of dict and tuple, and
-// built-in classes, are refused with their reason. The program runs
+// three frames are copy's and copyreg's, the program's follows). Subclasses of dict and tuple, and
+// built-in classes, are refused with their reason. The watch's own
+// objects are not in the snapshots. An instance made deeper in a
+// library than the frames noted names the program's frame further out. The program runs
 // 3,000 allocations of each accepted kind of base with a collection in
 // each hook, and checks its objects are whole.
 func TestWatch(t *testing.T) {
@@ -28,6 +30,8 @@ func TestWatch(t *testing.T) {
 			File    string            `json:"file"`
 			Refused map[string]string `json:"refused"`
 			Objects [][2]json.RawMessage
+			Agent   []uint64  `json:"agent"`
+			Deep    [3]uint64 `json:"deep"`
 		}
 		runPyWith(t, py.Path, nil, "watch.py", &out, t.TempDir())
 		for name, want := range map[string]string{"Table": "built on dict", "Pair": "built on tuple", "dict": "a built-in class"} {
@@ -43,6 +47,26 @@ func TestWatch(t *testing.T) {
 		}
 		for _, path := range out.Paths {
 			g := open(t, path)
+			// The watch's own state (its tables, lock and the ctypes
+			// callbacks the classes' slots point to) is the agent's,
+			// not the program's.
+			for _, a := range out.Agent {
+				if id, ok := g.FindAddr(a); ok {
+					t.Errorf("%s: the snapshot has the watch's %s 0x%x", path, typeName(g, id), a)
+				}
+			}
+			// Made 11 frames deep in a library: its 3 innermost frames,
+			// then the program's function and its caller, the outermost.
+			stack := g.Stack(g.Site(find(t, g, out.Deep[0], "Plain")), 0)
+			ok := len(stack) == 5 // <module> is outermost
+			for i, f := range stack {
+				lib := strings.HasSuffix(g.String(f.File), "/site-packages/deeplib.py")
+				ok = ok && lib == (i < 3)
+			}
+			if !ok || g.String(stack[3].Function) != "make_deep" || uint64(stack[3].Line) != out.Deep[1] ||
+				g.String(stack[4].Function) != "<module>" || uint64(stack[4].Line) != out.Deep[2] {
+				t.Errorf("%s: the Plain made deep in a library has the site %s, want 3 frames of deeplib.py, then make_deep:%d <- <module>:%d", path, frames(g, stack), out.Deep[1], out.Deep[2])
+			}
 			checked := 0
 			for _, o := range out.Objects {
 				var addr uint64
@@ -53,8 +77,9 @@ func TestWatch(t *testing.T) {
 				stack := g.Stack(g.Site(id), 0)
 				var copyMark string
 				if json.Unmarshal(o[1], &copyMark) == nil {
-					if len(stack) == 0 || !strings.HasSuffix(g.String(stack[len(stack)-1].File), "copy.py") {
-						t.Errorf("%s: the copy's site %s does not end in copy.py", path, frames(g, stack))
+					// copy's and copyreg's frames, then the program's.
+					if len(stack) != 4 || !strings.HasSuffix(g.String(stack[2].File), "/copy.py") || g.String(stack[3].File) != out.File {
+						t.Errorf("%s: the copy's site %s is not 3 frames of copy.py and copyreg.py, then the program's", path, frames(g, stack))
 					}
 					continue
 				}

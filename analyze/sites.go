@@ -44,15 +44,32 @@ type SiteStat struct {
 // Library reports whether a frame is a library's or the runtime's
 // rather than the program's own, from its file's path: Python's
 // standard library and installed packages (lib/python3.N,
-// site-packages, dist-packages), npm packages (node_modules), Node's
-// own modules (node:), and heapscope's leak check, which calls the
-// workload.
+// site-packages, dist-packages, and its frozen modules, <frozen ...>),
+// npm packages (node_modules), Node's own modules (node:), and
+// heapscope's leak check, which calls the workload. The Python agent's
+// watch (agent/heapscope/_watch.py) applies the same rule.
 func (f Frame) Library() bool {
 	p := f.File
 	return strings.Contains(p, "/site-packages/") || strings.Contains(p, "/dist-packages/") ||
-		strings.Contains(p, "/lib/python3") || strings.Contains(p, "/node_modules/") ||
-		strings.HasPrefix(p, "node:") ||
+		stdlibPython(p) || strings.Contains(p, "/node_modules/") ||
+		strings.HasPrefix(p, "node:") || strings.HasPrefix(p, "<frozen ") ||
 		strings.HasSuffix(p, "/heapscope/leakcheck.py") || strings.HasSuffix(p, "/heapscope/pytest_plugin.py")
+}
+
+// stdlibPython reports whether path is under a Python's own lib
+// directory: .../lib/python3/ (Debian's, where dist-packages is) or
+// .../lib/python3.N/, not a program's lib/python3_tools.py.
+func stdlibPython(path string) bool {
+	for rest := path; ; {
+		i := strings.Index(rest, "/lib/python3")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len("/lib/python3"):]
+		if rest != "" && (rest[0] == '/' || rest[0] == '.') {
+			return true
+		}
+	}
 }
 
 // programFrame is the index of the innermost frame of stack that is

@@ -207,3 +207,25 @@ func TestLeakSitesFromTarget(t *testing.T) {
 		t.Errorf("sites %s, want both leaked items at app.py:12", got)
 	}
 }
+
+// TestFrameLibrary: which frames are a library's or the runtime's, by
+// their file's path, and which the program's own.
+func TestFrameLibrary(t *testing.T) {
+	for file, want := range map[string]bool{
+		"/usr/lib/python3/dist-packages/sympy/core/basic.py":       true,
+		"/root/.pyenv/versions/3.12.1/lib/python3.12/copy.py":      true,
+		"/srv/venv/lib/python3.11/site-packages/numpy/__init__.py": true,
+		"<frozen runpy>":                                        true,
+		"node:internal/timers":                                  true,
+		"/srv/app/node_modules/express/lib/router.js":           true,
+		"/usr/lib/python3/dist-packages/heapscope/leakcheck.py": true,
+		"/srv/app/app.py":                                       false,
+		"<string>":                                              false,
+		"/srv/app/server.js":                                    false,
+		"/srv/app/lib/python3_tools.py":                         false,
+	} {
+		if got := (analyze.Frame{File: file}).Library(); got != want {
+			t.Errorf("Frame{File: %q}.Library() = %v, want %v", file, got, want)
+		}
+	}
+}

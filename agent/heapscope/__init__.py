@@ -194,7 +194,8 @@ def _reraise_host(e):
         raise e
 
 
-def _snapshot(path, values, max_value_len, collect, reason, block, edges=True, fork=False, on_done=None):
+def _snapshot(path, values, max_value_len, collect, reason, block, edges=True, fork=False, on_done=None,
+              on_counts=None):
     """block: wait for a capture another thread is taking (never for one
     this thread is taking: a signal handler that interrupts it), and, for
     a fork capture, for a child to end when as many as _fork.MAX_CHILDREN
@@ -203,7 +204,12 @@ def _snapshot(path, values, max_value_len, collect, reason, block, edges=True, f
     mode numbers its files so, in the order they are taken). fork: take
     it in a child process (see snapshot); on_done(ok, messages), if
     given, is called on an agent thread when that child has ended
-    (instead of reporting a failure on stderr)."""
+    (instead of reporting a failure on stderr). on_counts(time, counts),
+    if given, is called once a full snapshot is written with its
+    {id(class): instances} for the classes made at run time (see
+    Capture.class_counts) and the time.time() it was taken at: after the
+    capture, or on the fork capture's agent thread when its child has
+    ended well (so the calls may come out of order)."""
     me = _thread.get_ident()
     if _owner[0] == me or not _lock.acquire(block):
         _stderr("heapscope: a snapshot is already being taken; %s skipped" % (
@@ -224,13 +230,13 @@ def _snapshot(path, values, max_value_len, collect, reason, block, edges=True, f
             path = path(reason)
             if path is None:
                 return None
-        return _take(path, bool(values), max_value_len, bool(collect), reason, edges, fork, on_done)
+        return _take(path, bool(values), max_value_len, bool(collect), reason, edges, fork, on_done, on_counts)
     finally:
         _owner[0] = None
         _lock.release()
 
 
-def _take(path, values, max_value_len, collect, reason, edges=True, fork=False, on_done=None):
+def _take(path, values, max_value_len, collect, reason, edges=True, fork=False, on_done=None, on_counts=None):
     if _load_error is not None:
         _stderr("heapscope: cannot load the agent: %s" % _load_error)
         return None
@@ -249,7 +255,8 @@ def _take(path, values, max_value_len, collect, reason, edges=True, fork=False, 
     except OSError:
         pass   # a missing file is the usual case; open reports the rest
     if fork:
-        return _take_fork(path, values, max_value_len, collect, reason, edges, on_done)
+        return _take_fork(path, values, max_value_len, collect, reason, edges, on_done,
+                          on_counts if edges else None)
     t0 = time.time()
     c0 = time.perf_counter()
     # `state` is made now, before gc.get_objects(), so it is an object of
@@ -260,7 +267,8 @@ def _take(path, values, max_value_len, collect, reason, edges=True, fork=False, 
     state = {}
     try:
         try:
-            w, warnings = _walk(path, values, max_value_len, collect, edges, state, _capture.open_temp)
+            w, warnings, counts = _walk(path, values, max_value_len, collect, edges, state, _capture.open_temp,
+                                        on_counts is not None)
             _finish(w, warnings, _meta(t0, c0, values, max_value_len, collect, edges, reason, w,
                                        os.getpid(), _rss()))
             w = None
@@ -268,6 +276,8 @@ def _take(path, values, max_value_len, collect, reason, edges=True, fork=False, 
             del state["f"]
             os.replace(state["tmp"], path)
             del state["tmp"]
+            if counts is not None:
+                on_counts(t0, counts)
             return path
         finally:
             if state:
@@ -281,13 +291,16 @@ def _take(path, values, max_value_len, collect, reason, edges=True, fork=False, 
         return None
 
 
-def _walk(path, values, max_value_len, collect, edges, state, opener):
+def _walk(path, values, max_value_len, collect, edges, state, opener, counts=False):
     """Walks the heap into a temporary file opened with opener(path,
-    state); returns (writer, warnings) before META, WARNINGS and END."""
+    state); returns (writer, warnings, class counts) before META, WARNINGS
+    and END. The class counts (Capture.class_counts) are given when
+    counts is true and edges too, else None."""
     if edges:
         cap = _capture.capture(path, values, max_value_len, collect, state, opener)
-        return cap.w, cap.warnings
-    return _census.census(path, collect, state, opener)
+        return cap.w, cap.warnings, cap.class_counts() if counts else None
+    w, warnings = _census.census(path, collect, state, opener)
+    return w, warnings, None
 
 
 def _meta(t0, c0, values, max_value_len, collect, edges, reason, w, pid, rss, fork=None):
@@ -331,14 +344,15 @@ def _finish(w, warnings, meta):
     w.end()
 
 
-def _take_fork(path, values, max_value_len, collect, reason, edges, on_done):
+def _take_fork(path, values, max_value_len, collect, reason, edges, on_done, on_counts=None):
     """Starts a fork capture (see _fork) and returns path, or None when
     it cannot (said on stderr). The child writes the snapshot to a
     temporary file the program made and renames it to path; when it has
     ended, on_done(ok, messages) is called on the agent's thread, or a
     failure is reported on stderr. An exception of the program's (a
     signal handler's) that came while the program waited for the fork
-    is raised once the child has the capture in hand."""
+    is raised once the child has the capture in hand. on_counts: see
+    _snapshot; the child sends the counts on its status pipe."""
     why = _fork.UNAVAILABLE
     if why is None:
         why = _fork.memory_check(_fork.rss_anon(), not edges, len(_fork._children))
@@ -363,10 +377,11 @@ def _take_fork(path, values, max_value_len, collect, reason, edges, on_done):
     tmp = state.pop("tmp")
     del state["fd"]
     _fork.JOB.update(path=path, tmp=tmp, fd=fd, values=values, max_value_len=max_value_len, edges=edges,
-                     collect=collect, reason=reason, pid=os.getpid(), time=time.time(), rss=_rss())
+                     collect=collect, reason=reason, pid=os.getpid(), time=time.time(), rss=_rss(),
+                     counts=on_counts is not None)
 
     try:
-        raised = _fork.spawn(_fork_child, _when_ended(path, tmp, on_done))[2]
+        raised = _fork.spawn(_fork_child, _when_ended(path, tmp, on_done, on_counts, _fork.JOB["time"]))[2]
     except BaseException as e:
         _fork.JOB.clear()
         _ended.pop(path, None)
@@ -397,13 +412,23 @@ def _take_fork(path, values, max_value_len, collect, reason, edges, on_done):
 _ended = {}
 
 
-def _when_ended(path, tmp, on_done):
+def _when_ended(path, tmp, on_done, on_counts=None, t=0.0):
     """What runs when a fork capture's child has ended: removes the
-    temporary file it left if it failed, and calls on_done or reports the
-    failure. (A function of its own: the cells of the closure must not be
-    the caller's, whose frame the child still has.)"""
+    temporary file it left if it failed, passes the class counts it sent
+    to on_counts (with t, the time of the fork), and calls on_done or
+    reports the failure. (A function of its own: the cells of the
+    closure must not be the caller's, whose frame the child still
+    has.)"""
     def ended(ok, messages):
         _ended.pop(path, None)
+        counts = [m for m in messages if m.startswith(_COUNTS_LINE)]
+        if counts:
+            messages = [m for m in messages if not m.startswith(_COUNTS_LINE)]
+            if ok and on_counts is not None:
+                try:
+                    on_counts(t, _parse_counts(counts[-1]))
+                except ValueError:
+                    pass   # not the child's (nothing else writes the pipe)
         if not ok:
             try:
                 os.unlink(tmp)
@@ -431,20 +456,37 @@ def _fork_child(status_fd, t_fork):
     globals()["_stderr"] = _child_message
     try:
         _FRAMES[0] = _fork.JOB["frames"]
-        w, warnings = _walk(_fork.JOB["path"], _fork.JOB["values"], _fork.JOB["max_value_len"], False,
-                            _fork.JOB["edges"], {}, _fork_opener)
+        w, warnings, counts = _walk(_fork.JOB["path"], _fork.JOB["values"], _fork.JOB["max_value_len"], False,
+                                    _fork.JOB["edges"], {}, _fork_opener, _fork.JOB["counts"])
         _finish(w, warnings, _meta(_fork.JOB["time"], c0, _fork.JOB["values"], _fork.JOB["max_value_len"],
                                    _fork.JOB["collect"], _fork.JOB["edges"], _fork.JOB["reason"], w,
                                    _fork.JOB["pid"], _fork.JOB["rss"], fork))
         w = None
         _fork.JOB["file"].close()   # no fsync: the rename makes the file whole for readers
         os.replace(_fork.JOB["tmp"], _fork.JOB["path"])
+        if counts is not None:
+            _child_message(_COUNTS_LINE + " ".join("%x:%x" % kv for kv in counts.items()))
         _child_message("ok")
         code = 0
     except BaseException as e:
         _child_message("snapshot %s failed: %s" % (_fork.JOB["path"], _describe(e)))
     finally:
         os._exit(code)
+
+
+# How a fork capture's child sends its class counts (see _snapshot's
+# on_counts): one line on its status pipe, "classes " then id:count pairs
+# in hex.
+_COUNTS_LINE = "classes "
+
+
+def _parse_counts(line):
+    """{id: count} from a _COUNTS_LINE line; ValueError if it is not one."""
+    out = {}
+    for pair in line[len(_COUNTS_LINE):].split():
+        k, _, v = pair.partition(":")
+        out[int(k, 16)] = int(v, 16)
+    return out
 
 
 def _fork_opener(path, state):

@@ -131,6 +131,7 @@ class Capture(Kinds, Chunks, Edges):
         self.own_outside = []    # those that may be referred to: written as left out
         self.own_types = set()   # ids of the types of the agent's own objects
         self.static_types = []   # ids of the static types registered (rooted: never freed)
+        self.per_type = {}       # id(type) -> objects written
         self.agent_refs = {}     # id -> references the agent's objects hold to it
         self.agent_ref_types = set()  # ids of the types of those objects
         self.interp = None       # (address, [(word, offset)]) of the interpreter state
@@ -224,6 +225,13 @@ class Capture(Kinds, Chunks, Edges):
             self.types_name = []
 
     # -- the interpreter's own references ---------------------------------------
+
+    def class_counts(self):
+        """{id(class): objects written} for the classes made at run time
+        (heap types): what run's watch of growth compares from one
+        snapshot to the next."""
+        static = set(self.static_types)
+        return {t: n for t, n in self.per_type.items() if t not in static}
 
     def read_interp(self):
         """Reads the words of the interpreter state (before the walk: its

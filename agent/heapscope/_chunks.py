@@ -39,6 +39,7 @@ from ._introspect import (
 from ._handlers import (
     K_LEAF, K_STR, K_BYTES, K_INT, K_FLOAT, K_NDARRAY, K_GENERIC, K_TUPLE, K_DICT, K_FRAME, UNTRACKABLE)
 from ._kinds import SKEY_SHIFT, SKEY_MULTI
+from ._own import _count_elements
 from . import _fields
 
 CHUNK = 1 << 14
@@ -179,6 +180,7 @@ class Chunks:
         size = F.u64s()
         flags = bytearray()
         tix = self.tindex
+        per_type = self.per_type
         for sk_, i, j in bounds:
             k = sk_ >> SKEY_SHIFT
             m = j - i
@@ -187,10 +189,12 @@ class Chunks:
             if single:
                 tid = self.skey_tid[sk_]
                 typ.extend(F.u32s((tix[tid],)) * m)
+                per_type[tid] = per_type.get(tid, 0) + m
             else:
                 gtids = list(map(id, map(type, g)))
                 tid = gtids[0]
                 typ.extend(F.u32s(list(map(tix.__getitem__, gtids))))
+                _count_elements(per_type, gtids)
             sz = self.sizer.get(tid) if single else None
             if sz is not None:
                 off = self.sizeoff.get(tid)

@@ -442,12 +442,14 @@ def _forker():
     try:
         ok, messages = _reap(pid, r)
     finally:
-        with _children_lock:
-            _children.pop(pid, None)
+        # The child counts as running until what it sent is taken in
+        # (wait_all() then means: every capture's outcome is known).
         try:
             on_done(ok, messages)
         except BaseException:
             pass
+        with _children_lock:
+            _children.pop(pid, None)
 
 
 def _handoff(hw):

@@ -53,6 +53,14 @@ except ImportError:
             d[x] = get(x, 0) + 1
 
 _dict_values = dict.values
+
+# Objects the agent keeps alive with references that are not Python
+# references from its objects, which the search could not find or tell
+# from the program's: a ctypes callback that a class's allocator slot
+# points to (_watch), kept with a reference count of its own that is
+# never given back. They and what only they hold are the agent's.
+HELD = []
+
 MAX_OBJECTS = 1 << 17   # a bound on the search (the agent has a few thousand objects)
 
 
@@ -280,6 +288,7 @@ def _search(stale=()):
     many."""
     seeds = [m for _, m in agent_modules()]
     seeds.extend(stale)
+    seeds.extend(HELD)
     if not seeds:
         return None
     # The agent's running frames: before 3.11 they hold their globals

@@ -14,6 +14,9 @@ interval, configured by environment variables (see agent/doc.go):
     HEAPSCOPE_FORK=1           signal and interval snapshots are taken by a child process
                                that walks a copy of the heap (Linux; see _fork): the
                                program stops only for the fork; the exit snapshot is not
+    HEAPSCOPE_WATCH_GROWTH=1   record where the instances of the classes that grew in
+                               both intervals between the last three full snapshots are
+                               allocated, from then on (see note_counts and _watch)
 
 Without HEAPSCOPE_CHILDREN=1 the agent removes its variables (and restores
 PYTHONPATH from HEAPSCOPE_ORIG_PYTHONPATH) from os.environ once it is
@@ -31,11 +34,12 @@ from . import _describe, _from_host, _snapshot, _stderr, _fork
 _ENV_KEYS = ("HEAPSCOPE_OUT", "HEAPSCOPE_AT_EXIT", "HEAPSCOPE_SIGNAL", "HEAPSCOPE_EVERY",
              "HEAPSCOPE_VALUES", "HEAPSCOPE_MAX_VALUE_LEN", "HEAPSCOPE_COLLECT", "HEAPSCOPE_EDGES",
              "HEAPSCOPE_CHILDREN", "HEAPSCOPE_AGENT_DIR", "HEAPSCOPE_ORIG_PYTHONPATH",
-             "HEAPSCOPE_TRACE_ALLOC", "HEAPSCOPE_ORIG_PYTHONTRACEMALLOC", "HEAPSCOPE_FORK")
+             "HEAPSCOPE_TRACE_ALLOC", "HEAPSCOPE_ORIG_PYTHONTRACEMALLOC", "HEAPSCOPE_FORK",
+             "HEAPSCOPE_WATCH_GROWTH")
 
 _cfg = {"out": None, "pid": 0, "n": 0, "stop": False, "children": False,
         "values": True, "max_value_len": 64, "collect": True, "edges": True, "installed": False,
-        "exit_taken": False, "fork": False}
+        "exit_taken": False, "fork": False, "watch": False}
 _count_lock = _thread.allocate_lock()
 
 
@@ -70,7 +74,8 @@ def install_from_env(env=None):
                  max_value_len=mvl,
                  collect=_flag(env.get("HEAPSCOPE_COLLECT"), True),
                  edges=_flag(env.get("HEAPSCOPE_EDGES"), True),
-                 fork=_flag(env.get("HEAPSCOPE_FORK"), False))
+                 fork=_flag(env.get("HEAPSCOPE_FORK"), False),
+                 watch=_flag(env.get("HEAPSCOPE_WATCH_GROWTH"), False))
     if not _cfg["children"] and env is os.environ:
         _scrub_environ()
     return ok
@@ -99,7 +104,7 @@ def _scrub_environ():
 
 
 def install(out, at_exit=True, signal_name="", every=0.0, children=False,
-            values=True, max_value_len=64, collect=True, edges=True, fork=False):
+            values=True, max_value_len=64, collect=True, edges=True, fork=False, watch=False):
     if _cfg["installed"]:
         return True
     try:
@@ -110,7 +115,8 @@ def install(out, at_exit=True, signal_name="", every=0.0, children=False,
         _stderr("heapscope: cannot create %s: %s" % (out, e))
         return False
     _cfg.update(out=os.path.abspath(out), pid=os.getpid(), children=children, values=values,
-                max_value_len=max_value_len, collect=collect, edges=edges, installed=True, fork=bool(fork))
+                max_value_len=max_value_len, collect=collect, edges=edges, installed=True, fork=bool(fork),
+                watch=bool(watch) and edges)
     atexit.register(_at_exit, at_exit)
     if signal_name:
         _install_signal(signal_name)
@@ -271,8 +277,9 @@ def take(reason, block=True):
                 _cfg["pid"] = pid
                 _cfg["n"] = 0
         fork = _cfg["fork"] and reason in ("signal", "interval")
+        counts = note_counts if _cfg["watch"] and reason != "exit" else None
         return _snapshot(_next_path, _cfg["values"], _cfg["max_value_len"], _cfg["collect"] and not fork, reason, block,
-                         _cfg["edges"], fork)
+                         _cfg["edges"], fork, None, counts)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:
@@ -280,3 +287,69 @@ def take(reason, block=True):
             raise  # raised by the program's own signal handler
         _stderr("heapscope: %s snapshot failed: %s" % (reason, _describe(e)))
         return None
+
+
+# The watch of growth (HEAPSCOPE_WATCH_GROWTH): the class counts of the
+# last three full snapshots, oldest first, the time the newest was taken
+# at, and how many classes it watched.
+_growth = {"t": 0.0, "counts": [], "watched": 0}
+_growth_lock = _thread.allocate_lock()
+WATCH_MAX = 64      # classes watched at most, in all
+WATCH_FRAMES = 16   # frames noted per allocation
+
+
+def note_counts(t, counts):
+    """Takes the class counts of a full snapshot taken at time t
+    ({id(class): instances}, see heapscope._snapshot's on_counts) and
+    watches (see _watch) the classes whose instances grew in both
+    intervals between the last three, as the leak check and the
+    three-snapshot rule of `heapscope leaks` ask: from then on, the
+    snapshots say where their instances were made. A class that grew
+    once, or grew and shrank, is not watched: only a watched class's
+    allocations are slowed. A fork capture's counts come when its child
+    ends, so they can come out of order: counts older than the newest
+    taken are dropped. The classes with the most new instances first,
+    WATCH_MAX in all; none while tracemalloc gives every object's site.
+    Raises only what the program's signal handlers raise."""
+    try:
+        from . import _sites, _watch
+        with _growth_lock:
+            if t <= _growth["t"]:
+                return
+            _growth["t"] = t
+            hist = _growth["counts"]
+            hist.append(counts)
+            del hist[:-3]
+            room = WATCH_MAX - _growth["watched"]
+            if len(hist) < 3 or room <= 0 or _sites.tracing():
+                return
+            a, b, c = hist
+            grew = sorted((b.get(k, 0) - n, k) for k, n in c.items() if n > b.get(k, 0) > a.get(k, 0))
+            if not grew:
+                return
+            live = _watch.live_classes(k for _, k in grew)
+            had = {id(x) for x in _watch.watched()}
+            classes = []
+            for _, k in grew:
+                x = live.get(k)
+                if x is not None and k not in had and _watch.refusal(x) is None:
+                    classes.append(x)
+                    if len(classes) == room:
+                        break
+            live = None
+            if not classes:
+                return
+            _watch.watch(classes, WATCH_FRAMES)
+            _growth["watched"] += len(classes)
+        from ._introspect import type_name
+        names = [type_name(x) for x in classes[:5]]
+        if len(classes) > 5:
+            names.append("and %d more" % (len(classes) - 5))
+        _stderr("heapscope: the instances of %d class%s grew in both intervals between the last three "
+                "snapshots (%s); from now on, snapshots say where their new instances are allocated" % (
+                    len(classes), "" if len(classes) == 1 else "es", ", ".join(names)))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:
+        if _from_host(e):
+            raise  # raised by the program's own signal handler

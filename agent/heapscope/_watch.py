@@ -8,8 +8,10 @@ tp_alloc slot, the function every instance of a Python class is
 allocated with (object.__new__, and through it a call of the class,
 copy, pickle, and the interpreter's specialized calls, on 3.9-3.13). The
 hook notes the calling frames (the code object and the instruction of
-each, up to `frames` of them, innermost first) and calls the allocator
-it replaced, then notes the new object's address. Other classes'
+each, up to `frames` of them, innermost first; when all of those are a
+library's, the program's own innermost frame further out and three of
+its callers too) and calls the allocator it replaced, then notes the
+new object's address. Other classes'
 allocations cost nothing; a watched class's 1.2-3 us each
 (bench/python/watch.py).
 
@@ -61,6 +63,8 @@ import _thread
 import sys
 from array import array
 from itertools import chain, count
+
+from . import _own
 
 try:
     import ctypes
@@ -151,30 +155,80 @@ class _State:
         self.by_key = {}            # (class id, code id, offset, ...) -> number
         self.frames = 8
         self.hooked = {}            # class id -> (class, original allocator, hook address)
+        self.libs = {}              # file name -> whether it is a library's (_library)
 
     def stack(self, tp, f):
         """The number of the stack of frames from f outwards, for class
-        address tp, made if new."""
+        address tp, made if new: the innermost self.frames frames, and
+        when none of them is the program's own but more frames follow,
+        the program's innermost frame further out and up to CALLERS of
+        its callers (the library frames between are left out). sympy's
+        derivatives allocate more than 16 frames deep in sympy, where
+        the line a user changes is not."""
         n = self.frames
         key = [tp]
         codes = []
+        offs = []
         while f is not None and n:
             c = f.f_code
+            o = f.f_lasti
             key.append(id(c))
-            key.append(f.f_lasti)
+            key.append(o)
             codes.append(c)
+            offs.append(o)
             f = f.f_back
             n -= 1
-        key = tuple(key)
-        s = self.by_key.get(key)
+        k = tuple(key)
+        s = self.by_key.get(k)
+        if s is None:
+            h = self.hooked.get(tp)
+            if h is None:
+                return 0
+            if f is not None and all(map(self.library, codes)):
+                s = _FURTHER
+            else:
+                s = next(self.numbers)
+                self.stacks[s] = (h[0],) + tuple(zip(codes, offs))
+            self.by_key[k] = s
+        if s != _FURTHER:
+            return s
+        # The program's frame is further out, where the stacks that
+        # share these frames differ: it is looked for each time.
+        depth = _DEPTH
+        library = self.library
+        while f is not None and depth and library(f.f_code):
+            f = f.f_back
+            depth -= 1
+        key.append(-1)   # longer than any key of the innermost frames alone
+        n = CALLERS + 1
+        while f is not None and depth and n:
+            c = f.f_code
+            o = f.f_lasti
+            key.append(id(c))
+            key.append(o)
+            codes.append(c)
+            offs.append(o)
+            f = f.f_back
+            n -= 1
+        k = tuple(key)
+        s = self.by_key.get(k)
         if s is None:
             h = self.hooked.get(tp)
             if h is None:
                 return 0
             s = next(self.numbers)
-            self.stacks[s] = (h[0],) + tuple(zip(codes, key[2::2]))
-            self.by_key[key] = s
+            self.stacks[s] = (h[0],) + tuple(zip(codes, offs))
+            self.by_key[k] = s
         return s
+
+    def library(self, code):
+        """Whether code is a library's or the runtime's (see _library),
+        by its file name."""
+        fn = code.co_filename
+        v = self.libs.get(fn)
+        if v is None:
+            v = self.libs[fn] = _library(fn)
+        return v
 
     def compact(self):
         """Keeps the last stack noted at each address (see the module
@@ -189,6 +243,25 @@ class _State:
             self.compact_at = max(1 << 17, 2 * len(p))
         finally:
             self.compacting.release()
+
+
+# A stack key whose frames are all a library's, with more frames
+# further out (see _State.stack); stack numbers start at 1.
+_FURTHER = -1
+CALLERS = 3      # callers of the program's frame noted past the innermost frames
+_DEPTH = 1024    # frames looked through for the program's
+
+
+def _library(fn):
+    """Whether a code object's file name is a library's or the
+    runtime's: Python's standard library, site-packages and
+    dist-packages, frozen modules, and the leak check's own loop. The
+    same rule as the analysis's (analyze.Frame.Library), which then
+    takes the innermost frame that is not one as the site."""
+    if type(fn) is not str:
+        return False
+    return ("/site-packages/" in fn or "/dist-packages/" in fn or "/lib/python3/" in fn or "/lib/python3." in fn
+            or fn.startswith("<frozen ") or fn.endswith(("/heapscope/leakcheck.py", "/heapscope/pytest_plugin.py")))
 
 
 _state = _State()
@@ -245,6 +318,7 @@ def watch(types, frames=8):
         if addr is None:
             cb = _HOOK(_make_hook(_ALLOC(was), _state))
             _incref(cb)
+            _own.HELD.append(cb)
             addr = _hooks[was] = ctypes.cast(cb, ctypes.c_void_p).value
         _state.hooked[tid] = (t, was, addr)
         slot.value = addr
@@ -281,6 +355,29 @@ def unwatch(types=None):
     st.by_key = {k: v for k, v in st.by_key.items() if v in st.stacks}
 
 
+_SUBCLASSES = type.__dict__["__subclasses__"]
+
+
+def live_classes(ids):
+    """{id: class} for the live classes whose ids are in ids, found from
+    object through each class's subclasses (the C method of type's, never
+    a metaclass's): every class is one of object's, and a class that
+    died is no longer listed by its bases."""
+    want = set(ids)
+    out = {}
+    todo = [object]
+    seen = {id(object)}
+    while todo and len(out) < len(want):
+        for c in _SUBCLASSES(todo.pop()):
+            i = id(c)
+            if i not in seen:
+                seen.add(i)
+                todo.append(c)
+                if i in want:
+                    out[i] = c
+    return out
+
+
 def watched():
     """The classes watched now."""
     return [h[0] for h in _state.hooked.values()]
@@ -294,7 +391,10 @@ def table():
     p = _state.pairs[:]
     if not p:
         return None
-    return dict(zip(p[0::2], p[1::2])), _state.stacks
+    # A copy of the stacks: a reference to the watch's own dict from the
+    # capture's state would make the agent's search for its own objects
+    # (_own) take it for the program's.
+    return dict(zip(p[0::2], p[1::2])), dict(_state.stacks)
 
 
 _CO_NAME = type(_probe.__code__).__dict__.get("co_qualname", type(_probe.__code__).co_name).__get__

@@ -1,6 +1,8 @@
 """Watches classes' allocations (heapscope.watch) and takes snapshots:
 prints {"paths", "file", "refused": {name: reason}, "objects": [[addr,
-want]]}, want being [[function, line], ...] innermost first, or [] for
+want]], "agent": [the addresses of the watch's own objects], "deep":
+[address, line, caller's line] of an object made deep in a library},
+want being [[function, line], ...] innermost first, or [] for
 an object that must have no site. Instances made by two functions, half
 of them freed and their memory reused by an unwatched class of the same
 size; instances made before the watch, by copy.copy, by a thread, and
@@ -78,6 +80,23 @@ def build():
 
 
 objs = build()                                        # LINE module
+
+# Made deep in a library (a file under site-packages), past the 3
+# frames noted: the program's frame further out and its caller are
+# noted too.
+_lib = os.path.join(sys.argv[1], "site-packages")
+os.makedirs(_lib, exist_ok=True)
+with open(os.path.join(_lib, "deeplib.py"), "w") as f:
+    f.write("def make(cls, depth):\n    if depth:\n        return make(cls, depth - 1)\n    return cls(0)\n")
+sys.path.insert(0, _lib)
+import deeplib
+
+
+def make_deep():
+    return deeplib.make(Plain, 10)                    # LINE deep
+
+
+deep = make_deep()                                    # LINE deepmodule
 del objs[::2]                                         # frees the make_b ones
 twins = [Twin(i) for i in range(200)]                 # in their memory
 objs += [make_b(i) for i in range(100)]               # LINE again
@@ -148,9 +167,14 @@ for o in twins + [before, gone, gone_after, table, pair]:
     want.append([id(o), []])
 want.append([id(made_by_thread[0]), [["make_a", LINES["a"]], ["<lambda>", LINES["thread"]]]])
 want.append([id(copied), "copy"])
+# The watch's own objects, which the snapshots must not list: its
+# callbacks, its table of addresses and its state.
+from heapscope import _own, _watch
+agent = [id(o) for o in _own.HELD] + [id(_watch._state), id(_watch._state.pairs), id(_watch._state.stacks)]
 paths = [heapscope.snapshot(os.path.join(sys.argv[1], "stw.pysnap"))]
 if hasattr(os, "fork"):
     paths.append(heapscope.snapshot(os.path.join(sys.argv[1], "fork.pysnap"), fork=True))
 heapscope.unwatch()
 print(json.dumps({"paths": paths, "file": F,
-                  "refused": {t.__name__: why for t, why in refused}, "objects": want}))
+                  "refused": {t.__name__: why for t, why in refused}, "objects": want, "agent": agent,
+                  "deep": [id(deep), LINES["deep"], LINES["deepmodule"]]}))

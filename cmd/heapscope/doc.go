@@ -174,7 +174,11 @@ Taking snapshots:
 	                            sizes only: cheaper), --trace-alloc[=N]
 	                            (record where objects are allocated, N
 	                            frames: leaks, why, top and check then name
-	                            the lines and functions); prints the program's
+	                            the lines and functions; without it, the
+	                            Python classes whose instances grew in both
+	                            intervals between three snapshots are
+	                            watched, and later snapshots name their
+	                            sites: --watch-growth=false); prints the program's
 	                            PID; the snapshot signal sent to heapscope
 	                            takes a snapshot too, and SIGINT and SIGTERM
 	                            reach the program, which ends its own way
