@@ -467,6 +467,10 @@ func (rd *reader) stringsSection(count uint32, p []byte, off int64) error {
 	if uint64(len(rd.strs))+uint64(count) > heap.MaxNames {
 		return rd.errorf(off, "more than %d strings", heap.MaxNames)
 	}
+	if uint64(count)*4 > uint64(len(p)) {
+		// Before the tables grow by count.
+		return rd.errorf(off, "%d strings cannot fit in %d bytes", count, len(p))
+	}
 	rd.strs = slices.Grow(rd.strs, int(count))
 	rd.text = slices.Grow(rd.text, int(count))
 	return rd.lengthPrefixed(count, p, off, func(_ int, s []byte) {
