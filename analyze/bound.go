@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/heapscope/heapscope/heap"
@@ -12,6 +13,9 @@ type Bound struct {
 	// Kind says how the limit shows:
 	//   - "lru_cache": a functools.lru_cache with a maxsize (sympy's
 	//     cacheit is one), which Max gives;
+	//   - "maxlen": a collections.deque with a maxlen, which Max gives
+	//     (the snapshot records it: see [heap.Graph.Limit]); once full,
+	//     each item appended pushes out the oldest;
 	//   - "evicts": entries the place held in target are gone by final,
 	//     so code trims it (Evicted counts them);
 	//   - "per-object": the place is a field of objects the baseline
@@ -28,6 +32,28 @@ type Bound struct {
 	// Evicted is how many of the entries it held in target are gone by
 	// final (by identity; Kind "evicts").
 	Evicted int `json:"evicted,omitempty"`
+}
+
+// Full reports whether the place holds as many entries as its limit
+// allows: an lru_cache at its maxsize, a deque at its maxlen. Each
+// entry it gains then evicts one, so it gains without growing.
+func (b *Bound) Full() bool {
+	return b != nil && (b.Kind == "lru_cache" || b.Kind == "maxlen") && b.Filled >= b.Max
+}
+
+// maxlenBound returns the bound of x when the snapshot records the most
+// entries x can hold (a Python deque's maxlen, see [heap.Graph.Limit]),
+// with the items x holds in final (a subclass's too); nil for any
+// other object.
+func maxlenBound(g *heap.Graph, x heap.ObjectID) *Bound {
+	if x == heap.None {
+		return nil
+	}
+	l, ok := g.Limit(x)
+	if !ok {
+		return nil
+	}
+	return &Bound{Kind: "maxlen", Max: int(min(l, math.MaxInt)), Filled: countEntries(g, x, countItems, nil)}
 }
 
 // lruType is the type of what functools.lru_cache returns.
@@ -89,6 +115,12 @@ func lruCacheDict(g *heap.Graph, x heap.ObjectID) (heap.ObjectID, bool) {
 }
 
 func max0(n int) int { return max(n, 0) }
+
+// isItemLabel reports whether l, a label of a deque's edge, is one of
+// its items: an index, or no name and not Internal (see countItems).
+func isItemLabel(l heap.Label) bool {
+	return l.IsIndex() || (l.Kind() != heap.Internal && l.Name() == 0)
+}
 
 // isEntryLabel reports whether l names a container's entry: an index, a
 // bracketed key or a name of digits.
@@ -170,7 +202,7 @@ func (h *containerIndex) entriesCounted(x heap.ObjectID) ([]heap.ObjectID, int) 
 	}
 	var out []heap.ObjectID
 	for _, e := range h.g.Edges(store) {
-		if e.Label.Kind() != heap.Weak && isEntryLabel(h.g, e.Label) {
+		if e.Label.Kind() != heap.Weak && (isEntryLabel(h.g, e.Label) || (k.Rule == countItems && isItemLabel(e.Label))) {
 			out = append(out, e.To)
 		}
 	}

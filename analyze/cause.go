@@ -138,9 +138,10 @@ const (
 	// taken after equal amounts of it. Ranked first.
 	Grows Verdict = "grows"
 	// Bounded: the place is a cache whose limit the snapshots show (an
-	// lru_cache's maxsize, entries evicted between target and final):
-	// it fills up to its bound and is no leak unless the bound is too
-	// big. Ranked after what grows.
+	// lru_cache's maxsize, a deque's maxlen, entries evicted between
+	// target and final): it fills up to its bound and is no leak unless
+	// the bound is too big; full, it evicts as it gains (see
+	// [Bound].Full). Ranked after what grows.
 	Bounded Verdict = "bounded"
 	// Stopped: the place gained nothing from target to final: a cache
 	// that filled once, warm-up; or what identity took for gains, its

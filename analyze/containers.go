@@ -49,6 +49,10 @@ const (
 	// countEntries; V8 ordered hash tables store
 	// keys and values in one array).
 	countPairs
+	// countItems: index edges and unnamed edges that are not Internal:
+	// the items of a Python deque, which the agent leaves unnamed (a
+	// subclass's __dict__ and slots are named).
+	countItems
 )
 
 // containerKind says how to recognise a container type and count its
@@ -71,7 +75,7 @@ var containerKinds = map[string][]containerKind{
 		{Type: "tuple", Rule: countIndex},
 		{Type: "set", Rule: countAll},
 		{Type: "frozenset", Rule: countAll},
-		{Type: "collections.deque", Rule: countIndex},
+		{Type: "collections.deque", Rule: countItems},
 		{Type: "collections.OrderedDict", Rule: countKeyed},
 		{Type: "collections.defaultdict", Rule: countKeyed},
 		{Type: "collections.Counter", Rule: countKeyed},
@@ -338,6 +342,10 @@ func countEntries(g *heap.Graph, id heap.ObjectID, rule entryRule, m *nameMatche
 			}
 		case countAll:
 			if k != heap.Internal {
+				n++
+			}
+		case countItems:
+			if isItemLabel(e.Label) {
 				n++
 			}
 		case countChain:

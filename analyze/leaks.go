@@ -278,6 +278,9 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		}
 		f.Place = placeOf(final, fin.r, clean, c, f.Parts[0])
 		f.Bound = lruBound(final, c.place)
+		if f.Bound == nil {
+			f.Bound = maxlenBound(final, c.place)
+		}
 		if f.Bound == nil && rep.Mode != IdentityNone {
 			f.Bound = evictions(target, final, ct, hold, c.place, partTypes(f.Parts))
 		}

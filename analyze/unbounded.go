@@ -46,7 +46,8 @@ type TrendReport struct {
 // through one path and is stable elsewhere shows where; and unbounded
 // collections:
 // containers (see [Containers]) whose entry count grew in every interval,
-// biggest retained size first. Containers are matched across snapshots by
+// biggest retained size first, but for those the snapshots record a
+// limit for (a deque with a maxlen: see [heap.Graph.Limit]). Containers are matched across snapshots by
 // identity (see [Identities]); where identities cannot be compared
 // (IdentityNone), by their path signature when it is unique in every
 // snapshot.
@@ -95,6 +96,9 @@ func TrendAll(snaps []*heap.Graph) TrendReport {
 		}
 		var bySig []pending
 		for _, c := range Containers(tree, 0) {
+			if _, ok := g.Limit(c.Object); ok {
+				continue // bounded: a deque with a maxlen
+			}
 			if keys != nil {
 				ct, ok := colls[keys[c.Object]]
 				if !ok {

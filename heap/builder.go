@@ -65,6 +65,10 @@ type Builder struct {
 	digVal    []uint64
 	lenObj    []ObjectID
 	lenVal    []uint32
+	limObj    []ObjectID
+	limVal    []uint64
+	limAt     []uint64 // addresses of limits given by address
+	limAtVal  []uint64
 	valAt     []uint64 // addresses of values given by address
 	valAtStr  texts
 	digAt     []uint64
@@ -366,6 +370,20 @@ func (b *Builder) SetLength(id ObjectID, n uint32) {
 	b.lenVal = append(b.lenVal, n)
 }
 
+// SetLimit records the most entries object id can hold (see
+// [Graph.Limit]).
+func (b *Builder) SetLimit(id ObjectID, n uint64) {
+	b.limObj = append(b.limObj, id)
+	b.limVal = append(b.limVal, n)
+}
+
+// LimitAt records a limit for the object at address addr, as
+// [Builder.ValueAt] does for labels.
+func (b *Builder) LimitAt(addr uint64, n uint64) {
+	b.limAt = append(b.limAt, addr)
+	b.limAtVal = append(b.limAtVal, n)
+}
+
 // SetValueBytes is SetValue for a label held in a byte slice, which it
 // copies.
 func (b *Builder) SetValueBytes(id ObjectID, v []byte) {
@@ -466,7 +484,7 @@ func (b *Builder) Build() (*Graph, error) {
 		// A snapshot with nothing but roots to resolve by address (a
 		// census: objects without references), or few (SkipEdges), needs
 		// no index of every address.
-		rootsOnly := b.numEdges() == 0 && len(b.late) == 0 && len(b.valAt) == 0 && len(b.digAt) == 0 && len(b.siteAt) == 0
+		rootsOnly := b.numEdges() == 0 && len(b.late) == 0 && len(b.valAt) == 0 && len(b.digAt) == 0 && len(b.siteAt) == 0 && len(b.limAt) == 0
 		if rootsOnly || b.skipEdges {
 			idx = b.wantedIndex()
 		} else {
@@ -591,6 +609,12 @@ func (b *Builder) finish(n int, idx addrLookup, edges []Edge, newStart []uint32)
 				b.digVal = append(b.digVal, b.digAtVal[i])
 			}
 		}
+		for i, a := range b.limAt {
+			if id, ok := idx.Lookup(a); ok {
+				b.limObj = append(b.limObj, id)
+				b.limVal = append(b.limVal, b.limAtVal[i])
+			}
+		}
 		for i, a := range b.siteAt {
 			if id, ok := idx.Lookup(a); ok && (int(id) >= len(b.site) || b.site[id] == NoSite) {
 				b.SetSite(id, b.siteAtID[i])
@@ -609,6 +633,7 @@ func (b *Builder) finish(n int, idx addrLookup, edges []Edge, newStart []uint32)
 	valObj, valStr := sortTexts(b.valObj, b.valStr, n)
 	digObj, digVal := sortSparse(b.digObj, b.digVal, n)
 	lenObj, lenVal := sortSparse(b.lenObj, b.lenVal, n)
+	limObj, limVal := sortSparse(b.limObj, b.limVal, n)
 	nameObj, nameStr := sortSparse(b.nameObj, b.nameStr, n)
 
 	if b.nwarnings > len(b.warnings) {
@@ -637,6 +662,8 @@ func (b *Builder) finish(n int, idx addrLookup, edges []Edge, newStart []uint32)
 		digVal:    digVal,
 		lenObj:    lenObj,
 		lenVal:    lenVal,
+		limObj:    limObj,
+		limVal:    limVal,
 		nameObj:   nameObj,
 		nameStr:   nameStr,
 		site:      b.site,

@@ -64,6 +64,9 @@ type Graph struct {
 	lenObj []ObjectID // sorted
 	lenVal []uint32
 
+	limObj []ObjectID // sorted
+	limVal []uint64
+
 	nameObj   []ObjectID // sorted
 	nameStr   []StringID
 	site      []SiteID // nil when the snapshot records no allocation sites
@@ -240,6 +243,28 @@ func (g *Graph) Length(id ObjectID) (uint32, bool) {
 		return g.lenVal[i], true
 	}
 	return 0, false
+}
+
+// Limit returns the most entries the object can hold, when the snapshot
+// records such a limit: a Python deque's maxlen. A container without
+// one (a deque without a maxlen, a dict) has none.
+func (g *Graph) Limit(id ObjectID) (uint64, bool) {
+	i := sort.Search(len(g.limObj), func(i int) bool { return g.limObj[i] >= id })
+	if i < len(g.limObj) && g.limObj[i] == id {
+		return g.limVal[i], true
+	}
+	return 0, false
+}
+
+// Limits iterates over the objects that carry a limit, in ID order.
+func (g *Graph) Limits() iter.Seq2[ObjectID, uint64] {
+	return func(yield func(ObjectID, uint64) bool) {
+		for i, id := range g.limObj {
+			if !yield(id, g.limVal[i]) {
+				return
+			}
+		}
+	}
 }
 
 // Digests iterates over the objects that carry a digest, in ID order.

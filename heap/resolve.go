@@ -37,7 +37,7 @@ func (b *Builder) wantedIndex() sparseIndex {
 	for _, r := range b.roots {
 		x[r.target] = None
 	}
-	for _, s := range [][]uint64{b.valAt, b.digAt, b.siteAt} {
+	for _, s := range [][]uint64{b.valAt, b.digAt, b.siteAt, b.limAt} {
 		for _, a := range s {
 			x[a] = None
 		}

@@ -24,6 +24,8 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(pysnap.Magic))
 	f.Add(pysnap.ManyValues(f, 300, 40))
 	f.Add(pysnap.ManyValues(f, 0, 0))
+	// LIMITS (1.3) after END's objects, for an object and for none.
+	f.Add(withSection(encode(f, g, 0), 12, 2, u64s(g.Addr(0), 0xdead0, 7, 100000)))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		fixChecksum(p)
 		g, err := pysnap.Read(bytes.NewReader(p), int64(len(p)))

@@ -35,7 +35,7 @@ const Magic = "HSPYSNAP"
 // Version is the format version this package writes and reads.
 const (
 	VersionMajor = 1
-	VersionMinor = 2
+	VersionMinor = 3
 )
 
 // Section kinds.
@@ -51,6 +51,7 @@ const (
 	secSites    = 9
 	secObjSites = 10
 	secOmitted  = 11
+	secLimits   = 12 // 1.3
 	secEnd      = 0x7FFFFFFF
 )
 
@@ -107,7 +108,7 @@ const (
 var sectionNames = map[uint32]string{
 	secMeta: "META", secStrings: "STRINGS", secTypes: "TYPES", secObjects: "OBJECTS",
 	secRoots: "ROOTS", secValues: "VALUES", secWarnings: "WARNINGS", secDigests: "DIGESTS",
-	secSites: "SITES", secObjSites: "OBJECT_SITES", secOmitted: "OMITTED", secEnd: "END",
+	secSites: "SITES", secObjSites: "OBJECT_SITES", secOmitted: "OMITTED", secLimits: "LIMITS", secEnd: "END",
 }
 
 func sectionName(k uint32) string {
@@ -356,6 +357,8 @@ func (rd *reader) section(kind, count uint32, p []byte, off int64) error {
 		return rd.sitesSection(count, p, off)
 	case secObjSites:
 		return rd.objectSitesSection(count, p, off)
+	case secLimits:
+		return rd.limitsSection(count, p, off)
 	}
 	rd.b.Warn(off-sectionHead, "skipped %s of %d bytes: unknown kind", rd.sec, len(p))
 	return nil
@@ -466,6 +469,10 @@ func (rd *reader) meta(p []byte, off int64) error {
 func (rd *reader) stringsSection(count uint32, p []byte, off int64) error {
 	if uint64(len(rd.strs))+uint64(count) > heap.MaxNames {
 		return rd.errorf(off, "more than %d strings", heap.MaxNames)
+	}
+	if uint64(count)*4 > uint64(len(p)) {
+		// Before the tables grow by count.
+		return rd.errorf(off, "%d strings cannot fit in %d bytes", count, len(p))
 	}
 	rd.strs = slices.Grow(rd.strs, int(count))
 	rd.text = slices.Grow(rd.text, int(count))

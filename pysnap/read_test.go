@@ -17,7 +17,7 @@ runtime python
 root module mod sys
 root stack frame thread MainThread
 mod module 72 -> __dict__=d
-d dict 232 -> <key>=k ['cache']=cache weak:ref=w
+d dict 232 -> <key>=k ['cache']=cache weak:ref=w ['log']=q
 k str 54
 cache dict 640 -> [0]=x [1]=y
 x tuple 56 -> internal:__class__=t
@@ -25,8 +25,10 @@ y tuple 56
 w weakref.ReferenceType 80 -> weak:referent=x
 t type 1072
 frame frame 400 -> <local>_x=x
+q collections.deque 624 -> [0]=y
 refcount x 3
 value k cache
+limit q 100000
 site x handle@app.py:12 app.py:40
 site y app.py:13 app.py:40
 site cache app.py:40

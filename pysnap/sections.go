@@ -203,19 +203,33 @@ func (rd *reader) omittedSection(count uint32, p []byte, off int64) error {
 }
 
 func (rd *reader) digestsSection(count uint32, p []byte, off int64) error {
+	return rd.addrWords(count, p, off, "digests", rd.b.SetDigest, rd.b.DigestAt)
+}
+
+// limitsSection reads the most entries objects can hold (a deque's
+// maxlen, 1.3).
+func (rd *reader) limitsSection(count uint32, p []byte, off int64) error {
+	return rd.addrWords(count, p, off, "limits", rd.b.SetLimit, rd.b.LimitAt)
+}
+
+// addrWords reads a section of count addresses followed by a u64 for
+// each (DIGESTS, LIMITS): set records the word of an object of the
+// latest OBJECTS section, at that of an object found by address when
+// the graph is built (an address of no object is dropped).
+func (rd *reader) addrWords(count uint32, p []byte, off int64, what string, set func(heap.ObjectID, uint64), at func(uint64, uint64)) error {
 	n := uint64(count)
 	if n*16 != uint64(len(p)) {
-		return rd.errorf(off, "%d digests need %d bytes, the section has %d", n, n*16, len(p))
+		return rd.errorf(off, "%d %s need %d bytes, the section has %d", n, what, n*16, len(p))
 	}
 	le := binary.LittleEndian
 	cm := rd.chunkMatcher(count)
 	for i := uint64(0); i < n; i++ {
-		a, d := le.Uint64(p[i*8:]), le.Uint64(p[n*8+i*8:])
+		a, w := le.Uint64(p[i*8:]), le.Uint64(p[n*8+i*8:])
 		if id, ok := cm.find(a); ok {
-			rd.b.SetDigest(id, d)
+			set(id, w)
 			continue
 		}
-		rd.b.DigestAt(a, d)
+		at(a, w)
 	}
 	return nil
 }

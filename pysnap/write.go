@@ -6,6 +6,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"iter"
 
 	"github.com/heapscope/heapscope/heap"
 )
@@ -95,15 +96,11 @@ func Write(w io.Writer, g *heap.Graph, chunk int) error {
 		}
 		section(secValues, uint32(g.NumValues()), append(addrs, vals...))
 	}
-	var daddr, dval []byte
-	var ndig uint32
-	for id, d := range g.Digests() {
-		daddr = le.AppendUint64(daddr, g.Addr(id))
-		dval = le.AppendUint64(dval, d)
-		ndig++
+	if n, p := addrWords(g, g.Digests()); n > 0 {
+		section(secDigests, n, p)
 	}
-	if ndig > 0 {
-		section(secDigests, ndig, append(daddr, dval...))
+	if n, p := addrWords(g, g.Limits()); n > 0 {
+		section(secLimits, n, p)
 	}
 
 	if g.NumSites() > 1 {
@@ -192,4 +189,18 @@ func (c *crcWriter) write(p []byte) {
 	}
 	c.crc.Write(p)
 	_, c.err = c.w.Write(p)
+}
+
+// addrWords returns the payload of a section of addresses each with a
+// u64 (DIGESTS, LIMITS) for the pairs of seq, and their count.
+func addrWords(g *heap.Graph, seq iter.Seq2[heap.ObjectID, uint64]) (uint32, []byte) {
+	le := binary.LittleEndian
+	var addrs, words []byte
+	var n uint32
+	for id, w := range seq {
+		addrs = le.AppendUint64(addrs, g.Addr(id))
+		words = le.AppendUint64(words, w)
+		n++
+	}
+	return n, append(addrs, words...)
 }

@@ -109,6 +109,7 @@ class Capture(Kinds, Chunks, Edges):
         self.sizeoff = {}        # id(type) -> getsizeof(o) - sizer(o), learnt on the first object
         self.tindex = {}         # id(type) -> type index
         self.whole = set()       # ids of the types whose objects' state the snapshot shows whole
+        self.limited = set()     # ids of deque and its subclasses: their maxlens go in LIMITS
         self.unsafe_size = {}    # id(type) -> CSizer, for types whose sizes getsizeof must not give
         self.np_hasobject = {}   # id(numpy dtype class) -> its hasobject getter (False: none)
         self.keycache_item = {}  # copy of a str key -> label of ['key']

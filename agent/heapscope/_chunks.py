@@ -10,7 +10,9 @@ run_batch(container) writes the objects of a list a chunk at a time:
   (_edges). What is written of a chunk: its OBJECTS (addresses, types,
   sizes, reference counts, flags, edges), the VALUES of its str, bytes,
   int, float, bool, numpy arrays and memoryviews (with values=True), the
-  DIGESTS of its str and bytes, and their allocation sites (_sites).
+  DIGESTS of its str and bytes, the LIMITS of its deques (a maxlen is
+  a size, written with values=False too) and their allocation sites
+  (_sites).
 * Sizes of exact str/bytes/int/float/list/tuple/dict and plain instances
   are the type's C __sizeof__ called directly plus a per-type constant
   learnt from sys.getsizeof on the first object (much cheaper than
@@ -31,7 +33,7 @@ run_batch(container) writes the objects of a list a chunk at a time:
 
 from array import array
 from itertools import chain, compress, filterfalse, repeat
-from operator import not_, sub, is_, or_
+from operator import not_, sub, is_, is_not, or_
 
 from . import _format as F
 from ._introspect import (
@@ -251,6 +253,8 @@ class Chunks:
         vals = []
         dig_addr = F.u64s()
         dig = array("q")
+        lim_addr = F.u64s()
+        lim = F.u64s()
         for sk_, i, j in bounds:
             k = sk_ >> SKEY_SHIFT
             g = chunk[i:j]
@@ -310,6 +314,8 @@ class Chunks:
                 labels = list(map(_fields.memoryview_label, g))
                 vals.append(_ascii_blob(labels) if all(map(str.isascii, labels))
                             else _blob([x.encode("utf-8", "backslashreplace") for x in labels]))
+            if self.limited:
+                self._limits(sk_, g, addr[i:j], lim_addr, lim)
             del g
         for i in self.opaque:
             flags[i] |= F.F_OPAQUE
@@ -324,8 +330,35 @@ class Chunks:
             self.w.values_blob(vals_addr, b"".join(vals))
         if dig_addr:
             self.w.digests(dig_addr, dig)
+        if lim_addr:
+            self.w.limits(lim_addr, lim)
         if sites is not None:
             self.sites.write(self.w, sites)
+
+    def _limits(self, sk_, g, addr, lim_addr, lim):
+        """Appends the address and maxlen of each deque of group g (of
+        sort key sk_, at addresses addr) that has a maxlen. deque's own
+        getter reads the C field, whatever a subclass defines."""
+        if (sk_ & SKEY_MULTI) != SKEY_MULTI:
+            if self.skey_tid[sk_] not in self.limited:
+                return
+        else:
+            sel = list(map(self.limited.__contains__, map(id, map(type, g))))
+            if not any(sel):
+                return
+            g = list(compress(g, sel))
+            addr = F.u64s(compress(addr, sel))
+        try:
+            ml = list(map(_fields.DEQUE_MAXLEN, g))
+        except Exception as e:  # not a deque after all: no maxlen is written
+            _host(e)
+            self.warn("%s while reading the maxlen of %d deques; they have none in the snapshot"
+                      % (type_name(type(e)), len(g)))
+            return
+        has = list(map(is_not, ml, repeat(None)))
+        if any(has):
+            lim_addr.extend(compress(addr, has))
+            lim.extend(compress(ml, has))
 
     def _less_agent_refs(self, bounds, addr, rca):
         """Takes the references the agent's own objects hold out of the

@@ -3,14 +3,15 @@ reads directly, with ctypes (each in its section below): what a
 descriptor, a class and a module hold that gc.get_referents does not
 report, whether a str is interned, the C fields of ctypes' class dicts,
 where an instance keeps its __dict__, the attribute names a class's
-instances share (3.11+), and the dtype and shape of numpy arrays and
-memoryviews. Every layout is checked at import on objects of the
+instances share (3.11+), the dtype and shape of numpy arrays and
+memoryviews, and the maxlen of deques. Every layout is checked at import on objects of the
 agent's own; a check that fails leaves that part unread (its constant
 stays None). Pointers are read and referenced in one C-level call, as
 _native's are (_native has the primitives and says why).
 """
 
 import sys
+from _collections import deque as DEQUE
 from itertools import repeat
 from operator import add
 
@@ -395,3 +396,9 @@ def memoryview_label(m):
     core = fmt.lstrip("@=<>!")
     name = TYPE_NAMES.get(core, fmt) if len(core) == 1 else fmt
     return name + " " + _shape_text(shape)
+
+
+# deque's own maxlen getter, called directly: it reads the deque's C
+# field (None or an int), on a deque subclass too, whose own maxlen (a
+# property, say) it never runs.
+DEQUE_MAXLEN = DEQUE.__dict__["maxlen"].__get__

@@ -1,4 +1,4 @@
-"""Writer for the .pysnap format (docs/pysnap-format.md), version 1.2.
+"""Writer for the .pysnap format (docs/pysnap-format.md), version 1.3.
 
 Private module of the heapscope agent. Everything here is standard library.
 The writer streams sections to a file object and keeps an incremental
@@ -13,7 +13,7 @@ from itertools import chain
 
 MAGIC = b"HSPYSNAP"
 MAJOR = 1
-MINOR = 2
+MINOR = 3
 FLAG_NO_VALUES = 1
 
 META = 1
@@ -27,6 +27,7 @@ DIGESTS = 8
 SITES = 9
 OBJECT_SITES = 10
 OMITTED = 11
+LIMITS = 12
 END = 0x7FFFFFFF
 
 # Edge label bits (heap.Label).
@@ -187,6 +188,12 @@ class Writer:
     def digests(self, addr, dig):
         if len(addr):
             self.section(DIGESTS, len(addr), [addr, dig])
+
+    def limits(self, addr, limit):
+        """A LIMITS section: the most items each object at addr can hold
+        (a deque's maxlen)."""
+        if len(addr):
+            self.section(LIMITS, len(addr), [addr, limit])
 
     def sites(self, parent, file, function, line):
         """Appends len(parent) sites to the site table (columns of u32)."""

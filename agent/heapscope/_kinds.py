@@ -8,7 +8,8 @@ by which a chunk is grouped (_chunks); types past SKEY_MULTI share one
 key per kind. It decides too which types' sizes cannot come from
 sys.getsizeof (a class not ready, with a non-str key in a class dict, or
 with a __sizeof__ in Python: CSizer instead, with a warning) and which
-have their objects' whole state in the snapshot (F_WHOLE). It reads a
+have their objects' whole state in the snapshot (F_WHOLE), and which are
+deques (their objects' maxlens go in LIMITS, see _chunks). It reads a
 type through C-level accessors and its classes' exact-str entries only
 (mro_view), and runs none of the program's code.
 """
@@ -25,6 +26,7 @@ from ._handlers import (
     K_FRAME, K_CELL, K_METHOD, K_BMETHOD, K_WEAKREF, K_MWRAPPER, K_CODE, K_DESCR,
     SIZER_KINDS)
 from ._edges import _inline_candidates
+from ._fields import DEQUE
 
 # Kinds, types and builtin bases whose objects the snapshot shows whole
 # (F_WHOLE, see Capture._whole).
@@ -119,6 +121,8 @@ class Kinds:
             self.inline_names[tid] = _inline_candidates(t, view)
         if self._whole(t, k, view):
             self.whole.add(tid)
+        if view is not None and _has(_T_MRO(t), DEQUE):
+            self.limited.add(tid)
         view = sz = None
         ti = self.tindex[tid]
         self.skey[tid] = (k << 22) | (ti if ti < (1 << 22) else (1 << 22) - 1)

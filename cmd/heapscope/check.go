@@ -63,6 +63,8 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		switch {
 		case x.Noise != "":
 			v.Fail, v.Reason = false, "set aside: "+noiseReason(rules, x.Noise)
+		case x.Verdict == analyze.Bounded && x.Bound.Full():
+			v.Fail, v.Reason = false, "a bounded cache, full and evicting: "+report.BoundText(x.Bound)
 		case x.Verdict == analyze.Bounded:
 			v.Fail, v.Reason = false, "a bounded cache, filling: "+report.BoundText(x.Bound)
 		case x.Verdict == analyze.Stopped && !*strict:

@@ -9,8 +9,8 @@ import (
 
 // Equal reports the first difference between two graphs, comparing what a
 // round trip through a snapshot format must keep: objects in order with
-// their address, type name, size, refcount, flags, value, digest and
-// allocation stack;
+// their address, type name, size, refcount, flags, value, digest, limit
+// and allocation stack;
 // edges with target, kind and name; roots with kind and name. It returns
 // nil when they agree.
 func Equal(a, b *heap.Graph) error {
@@ -42,6 +42,11 @@ func Equal(a, b *heap.Graph) error {
 		db, okb := b.Digest(id)
 		if da != db || oka != okb {
 			return fmt.Errorf("object %d: digest %x,%v != %x,%v", i, da, oka, db, okb)
+		}
+		la, oka := a.Limit(id)
+		lb, okb := b.Limit(id)
+		if la != lb || oka != okb {
+			return fmt.Errorf("object %d: limit %d,%v != %d,%v", i, la, oka, lb, okb)
 		}
 		if sa, sb := StackText(a, a.Site(id)), StackText(b, b.Site(id)); sa != sb {
 			return fmt.Errorf("object %d: allocated at %q != %q", i, sa, sb)

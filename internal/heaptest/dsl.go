@@ -21,6 +21,7 @@ import (
 //	name NAME TEXT...           (the object's own name, see heap.Graph.Name)
 //	refcount NAME N
 //	digest NAME N
+//	limit NAME N                (the most entries it holds, see heap.Graph.Limit)
 //	flags NAME FLAG[,FLAG...]   (gctracked, immortal, opaque, synthetic, transient, interned, whole)
 //	site NAME FRAME [FRAME...]  (the allocation stack, innermost first)
 //	runtime NAME
@@ -49,7 +50,7 @@ func Parse(src string) (*heap.Graph, error) {
 			continue
 		}
 		switch f[0] {
-		case "root", "value", "name", "refcount", "digest", "flags", "site":
+		case "root", "value", "name", "refcount", "digest", "limit", "flags", "site":
 			continue // second pass
 		case "live":
 			meta.Live = true
@@ -188,6 +189,16 @@ func Parse(src string) (*heap.Graph, error) {
 				return nil, fmt.Errorf("line %d: %v", n+1, err)
 			}
 			b.SetDigest(id, d)
+		case "limit":
+			id, ok := ids[f[1]]
+			if !ok || len(f) != 3 {
+				return nil, fmt.Errorf("line %d: want limit NAME N", n+1)
+			}
+			l, err := strconv.ParseUint(f[2], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %v", n+1, err)
+			}
+			b.SetLimit(id, l)
 		case "flags":
 			id, ok := ids[f[1]]
 			if !ok || len(f) != 3 {

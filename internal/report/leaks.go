@@ -333,7 +333,9 @@ func FindingMain(f analyze.LeakFinding) (string, int) {
 
 // GrowthText says how a finding's place grew and what that means:
 // "grew by 500, then 500: in proportion to the work", "bounded:
-// lru_cache maxsize 1000, 600 filled", "grew by 40, then stopped",
+// lru_cache maxsize 1000, 600 filled", "bounded, full and evicting:
+// deque maxlen 100, 100 filled" (see [analyze.Bound].Full), "grew by
+// 40, then stopped",
 // "grew by 13, then 60, held 246 in target and 246 in final: stopped
 // growing (what it gained after target took the place of what it
 // lost)" (turnover at reused addresses; see [analyze.Gains].Held).
@@ -345,6 +347,9 @@ func GrowthText(f analyze.LeakFinding) string {
 	}
 	switch f.Verdict {
 	case analyze.Bounded:
+		if f.Bound.Full() {
+			return "bounded, full and evicting: " + BoundText(f.Bound) + "; " + grew
+		}
 		return "bounded: " + BoundText(f.Bound) + "; " + grew
 	case analyze.Stopped:
 		if g.Held != nil {
@@ -361,11 +366,14 @@ func GrowthText(f analyze.LeakFinding) string {
 }
 
 // BoundText says what limits a place: "lru_cache maxsize 1000, 600
-// filled", "evicts: 120 entries of target gone by final, 500 held".
+// filled", "deque maxlen 100, 60 filled", "evicts: 120 entries of
+// target gone by final, 500 held".
 func BoundText(b *analyze.Bound) string {
 	switch b.Kind {
 	case "lru_cache":
 		return fmt.Sprintf("lru_cache maxsize %s, %s filled", Count(b.Max), Count(b.Filled))
+	case "maxlen":
+		return fmt.Sprintf("deque maxlen %s, %s filled", Count(b.Max), Count(b.Filled))
 	case "evicts":
 		return fmt.Sprintf("evicts (%s entries of target gone by final), %s held", Count(b.Evicted), Count(b.Filled))
 	case "per-object":
