@@ -127,6 +127,23 @@ type Gains struct {
 	// the place lost (turnover at reused addresses, see turnover), and
 	// the verdict is Stopped.
 	Held *[2]int `json:"held,omitempty"`
+	// Inside, when set, is what grew inside the finding's objects from
+	// target to final, objects of another type than the biggest part's,
+	// when the finding gained none of that type (or only what Held
+	// would overrule): the entries appended to lists that a field of the
+	// baseline's objects was set to once, as many lists in final as in
+	// target. The finding grows (see grewInside), and Held is nil.
+	Inside *Inside `json:"inside,omitempty"`
+}
+
+// Inside is what grew inside a finding's objects (see [Gains].Inside):
+// objects of Type, New of which the place gained inside objects it held
+// since target (by identity), and Held how many objects of Type the
+// paths of those held in target and in final by count, more in final.
+type Inside struct {
+	Type string `json:"type"`
+	New  int    `json:"new"`
+	Held [2]int `json:"held"`
 }
 
 // Verdict says what a finding's growth means.
@@ -134,8 +151,9 @@ type Verdict string
 
 const (
 	// Grows: the place gained objects in both intervals and shows no
-	// bound: a leak, in proportion to the work when the snapshots were
-	// taken after equal amounts of it. Ranked first.
+	// bound, or what its objects hold grew from target to final (see
+	// [Gains].Inside): a leak, in proportion to the work when the
+	// snapshots were taken after equal amounts of it. Ranked first.
 	Grows Verdict = "grows"
 	// Bounded: the place is a cache whose limit the snapshots show (an
 	// lru_cache's maxsize, a deque's maxlen, entries evicted between
@@ -143,10 +161,11 @@ const (
 	// the bound is too big; full, it evicts as it gains (see
 	// [Bound].Full). Ranked after what grows.
 	Bounded Verdict = "bounded"
-	// Stopped: the place gained nothing from target to final: a cache
-	// that filled once, warm-up; or what identity took for gains, its
-	// paths held no more objects in final than in target by count
-	// (turnover at reused addresses, see turnover). Ranked last.
+	// Stopped: the place gained nothing from target to final, and
+	// nothing grew inside its objects by count: a cache that filled
+	// once, warm-up; or what identity took for gains, its paths held no
+	// more objects in final than in target by count (turnover at reused
+	// addresses, see turnover). Ranked last.
 	Stopped Verdict = "stopped"
 )
 

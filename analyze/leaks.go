@@ -17,9 +17,11 @@ type LeakOptions struct {
 	KeepNoise bool
 	// Scaling keeps only findings whose path held more objects in each
 	// snapshot, growing from target to final by at least half as much as
-	// from baseline to target. For snapshots taken after equal numbers of
-	// iterations of a workload (k and 2k after a warm-up), this tells a
-	// leak (growth in proportion to the work) from a cache that fills once.
+	// from baseline to target (the paths of what grew inside the
+	// finding's objects, when that is what grows: see [Gains].Inside).
+	// For snapshots taken after equal numbers of iterations of a
+	// workload (k and 2k after a warm-up), this tells a leak (growth in
+	// proportion to the work) from a cache that fills once.
 	Scaling bool
 }
 
@@ -72,6 +74,12 @@ type LeakReport struct {
 // is called growing only when its place's paths hold more objects in
 // final than in target by count (see turnover): a new object at a
 // reused address can pass for the old one, and turnover for growth.
+// With identities, a finding that gained no objects of its biggest
+// part's type from target to final, or only gains that the counts
+// overruled, still grows when what its objects hold does, by count
+// (see grewInside): a list set once on each of the baseline's objects
+// and appended to ever after is as many lists in final as in target,
+// holding more.
 //
 // When the runtime's object identities cannot be compared (HPROF, where
 // addresses move), Leaks falls back to growth per type and path signature:
@@ -95,6 +103,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	fin := pathsOf(final)
 	tree := fin.t
 	fresh := newBitset(final.NumObjects())
+	var isLeaked bitset // with identities: the leaked objects
 	var groups []famGroup
 	var counts [][3]int // per group, without identities: its objects in each snapshot
 	var later, groupedObjs []heap.ObjectID
@@ -107,8 +116,10 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		}
 	} else {
 		leaked, made := survivors(baseline, target, final, rep.Mode, &rep)
+		isLeaked = newBitset(final.NumObjects())
 		for _, id := range leaked {
 			fresh.set(uint32(id))
+			isLeaked.set(uint32(id))
 		}
 		for _, id := range made {
 			fresh.set(uint32(id))
@@ -199,7 +210,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	gained := map[string]map[string]int{}      // place -> type -> objects
 	gainedAt := map[string][]heap.ObjectID{}   // a field's place -> the place's object of each
 	gainedObjs := map[string][]heap.ObjectID{} // place -> the objects
-
+	inside := map[string][]heap.ObjectID{}     // place -> those inside a leaked object
 	for _, x := range later {
 		if fin.r.Reached(x) {
 			pk := ci.of(x)
@@ -212,6 +223,11 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 			if pk.edge != "" { // only a field's place can be bounded per object
 				gainedAt[k] = append(gainedAt[k], pk.place)
 			}
+			if pk.at != x && isLeaked.has(uint32(pk.at)) {
+				// Below an object the place held since target: what
+				// the finding's objects hold grew.
+				inside[k] = append(inside[k], x)
+			}
 		}
 	}
 
@@ -219,7 +235,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	ct := newContainerIndex(target)
 	var cb *containerIndex           // baseline's, made when a finding needs it
 	perType := map[heap.TypeID]int{} // perObject's counts of old objects by type
-	pc := newPlaceCounts(target, final, func(g *heap.Graph) (snapshotPaths, bool) {
+	pc := newPlaceCounts(baseline, target, final, func(g *heap.Graph) (snapshotPaths, bool) {
 		sp, ok := memo[g]
 		return sp, ok
 	})
@@ -294,6 +310,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 			f.Bound = perObject(final, fresh, at, gainedAt[c.key], perType)
 		}
 		f.Verdict = verdictOf(f.Gains, f.Bound)
+		var insideAt []famGroup // where what grew inside was counted
 		if f.Verdict == Grows && rep.Mode == IdentityAddress {
 			// What identity calls growth may be turnover at reused
 			// addresses: the counts say.
@@ -306,8 +323,22 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 				f.Gains.Held = &n
 			}
 		}
+		if f.Verdict == Stopped && len(inside[c.key]) > 0 {
+			// The finding's objects may hold more, though there are
+			// no more of them: the counts say.
+			if in, at, ok := grewInside(pc, fin, f.Parts[0].Type, inside[c.key]); ok {
+				f.Verdict = Grows
+				f.Gains.Held = nil
+				f.Gains.Inside = &in
+				insideAt = at
+			}
+		}
 		if opt.Scaling {
 			a, b, cc := sum[0], sum[1], sum[2]
+			if f.Gains.Inside != nil {
+				// What grows is what the objects hold: its counts.
+				a, b, cc = pc.count(0, insideAt), f.Gains.Inside.Held[0], f.Gains.Inside.Held[1]
+			}
 			if !(b > a && cc > b && 2*(cc-b) >= b-a) || f.Verdict == Bounded {
 				rep.NotScaling++
 				continue

@@ -359,6 +359,9 @@ func TestLeaksRehashedTable(t *testing.T) {
 // sympy's assumptions of the numbers it caches) are bounded by those
 // objects, however many are set in each interval; a chain that grows
 // from one old object's field is not, nor is a field of new objects.
+// A log set once on old objects and appended to ever after grows,
+// though there are as many logs in final as in target: what they hold
+// grows; a holder set once whose value is replaced each time does not.
 func TestLeaksSetOncePerObject(t *testing.T) {
 	lazy := func(set int) *heap.Graph {
 		var b strings.Builder
@@ -369,20 +372,26 @@ func TestLeaksSetOncePerObject(t *testing.T) {
 			if i < set {
 				fmt.Fprintf(&b, " .facts=f%d", i)
 			}
-			// A log set on o0 and o1 from target on, appended to after.
+			// A log and a holder set on o0 and o1 from target on, the
+			// log with one entry then, appended to after, the holder's
+			// value replaced.
 			if i < 2 && set > 0 {
-				fmt.Fprintf(&b, " .log=l%d", i)
+				fmt.Fprintf(&b, " .log=l%d .cur=c%d", i, i)
 			}
 			b.WriteString("\n")
 			if i < set {
 				fmt.Fprintf(&b, "f%d@%x app.Facts 200\n", i, 0x1000+i*0x100)
 			}
 			if i < 2 && set > 0 {
-				fmt.Fprintf(&b, "l%d@%x app.Log 64", i, 0x3000+i*0x100)
-				for j := 2; j < set; j++ {
-					fmt.Fprintf(&b, " -> [%d]=e%d_%d\ne%d_%d@%x app.Entry 32", j, i, j, i, j, 0x4000+i*0x1000+j*0x100)
+				fmt.Fprintf(&b, "l%d@%x app.Log 64 ->", i, 0x3000+i*0x100)
+				for j := 1; j < set; j++ {
+					fmt.Fprintf(&b, " [%d]=e%d_%d", j, i, j)
 				}
 				b.WriteString("\n")
+				for j := 1; j < set; j++ {
+					fmt.Fprintf(&b, "e%d_%d@%x app.Entry 32\n", i, j, 0x4000+i*0x1000+j*0x100)
+				}
+				fmt.Fprintf(&b, "c%d@%x app.Cur 48 -> .val=v%d\nv%d@%x app.Val 32\n", i, 0x6000+i*0x100, i, i, 0x7000+set*0x100+i*0x10)
 			}
 		}
 		// A chain from one old node: n1 -> n2 -> ..., longer each time.
@@ -400,13 +409,32 @@ func TestLeaksSetOncePerObject(t *testing.T) {
 		if f.Bound != nil {
 			v += fmt.Sprintf(" %s %d of %d", f.Bound.Kind, f.Bound.Filled, f.Bound.Max)
 		}
+		if in := f.Gains.Inside; in != nil {
+			v += fmt.Sprintf(" holding %d %s more, %d then %d", in.New, in.Type, in.Held[0], in.Held[1])
+		}
 		got[what(f)] = v
 	}
-	// The logs gained entries after target: what a field set once holds
-	// grows, no bound (the entries are not their type: the verdict
-	// counts logs).
-	want := map[string]string{"app.Facts": "bounded per-object 4 of 5", "app.Node": "grows", "app.Log": "stopped"}
+	// The logs gained no logs after target, and their entries are not
+	// their type: the entries, counted by path, grew (two in target,
+	// six in final). The holders' values were replaced: as many in
+	// final as in target.
+	want := map[string]string{
+		"app.Facts": "bounded per-object 4 of 5",
+		"app.Node":  "grows",
+		"app.Log":   "grows holding 4 app.Entry more, 2 then 6",
+		"app.Cur":   "stopped",
+	}
 	if !maps.Equal(got, want) {
 		t.Errorf("findings %v, want %v", got, want)
+	}
+	// With --scaling, what the logs hold is what scales: none in the
+	// baseline, two in target, six in final.
+	rep = analyze.Leaks(lazy(0), lazy(2), lazy(4), analyze.LeakOptions{Scaling: true})
+	var scaled []string
+	for _, f := range rep.Findings {
+		scaled = append(scaled, what(f))
+	}
+	if !slices.Contains(scaled, "app.Log") || slices.Contains(scaled, "app.Cur") {
+		t.Errorf("scaling findings %q, want app.Log's, not app.Cur's", scaled)
 	}
 }

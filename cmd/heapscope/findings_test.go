@@ -27,8 +27,13 @@ type leakRows struct {
 			Evicted int    `json:"evicted"`
 		} `json:"bound"`
 		Gains struct {
-			New  [2]int  `json:"new"`
-			Held *[2]int `json:"held"`
+			New    [2]int  `json:"new"`
+			Held   *[2]int `json:"held"`
+			Inside *struct {
+				Type string `json:"type"`
+				New  int    `json:"new"`
+				Held [2]int `json:"held"`
+			} `json:"inside"`
 		} `json:"gains"`
 		Parts   []leakPart `json:"parts"`
 		HeldBy  string     `json:"held_by"`

@@ -338,12 +338,19 @@ func FindingMain(f analyze.LeakFinding) (string, int) {
 // 40, then stopped",
 // "grew by 13, then 60, held 246 in target and 246 in final: stopped
 // growing (what it gained after target took the place of what it
-// lost)" (turnover at reused addresses; see [analyze.Gains].Held).
+// lost)" (turnover at reused addresses; see [analyze.Gains].Held),
+// "grew by 25, then 0; what they hold grew: 50 __main__.Record more,
+// held 25 in target and 75 in final: still growing" (lists set once,
+// appended to; see [analyze.Gains].Inside).
 func GrowthText(f analyze.LeakFinding) string {
 	g := f.Gains
 	grew := fmt.Sprintf("grew by %s, then %s", Count(g.New[0]), Count(g.New[1]))
 	if g.Counts != nil {
 		grew = fmt.Sprintf("held %s, %s, %s", Count(g.Counts[0]), Count(g.Counts[1]), Count(g.Counts[2]))
+	}
+	if in := g.Inside; in != nil {
+		grew += fmt.Sprintf("; what they hold grew: %s %s more, held %s in target and %s in final",
+			Count(in.New), in.Type, Count(in.Held[0]), Count(in.Held[1]))
 	}
 	switch f.Verdict {
 	case analyze.Bounded:
