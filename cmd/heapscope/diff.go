@@ -30,7 +30,12 @@ func runDiff(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if set != nil {
-		return diffSet(a, set, sf, f, stdout, stderr)
+		if pos, err = sf.oneProcess("diff", set, 2, firstAndLast); err != nil {
+			return err
+		}
+		if pos == nil {
+			return diffSet(a, set, sf, f, stdout, stderr)
+		}
 	}
 	if len(pos) != 2 {
 		return usagef("diff takes 2 snapshots, or directories of many processes' snapshots, got 1 snapshot")
@@ -91,7 +96,7 @@ func diffOptions(before, after *heap.Graph) analyze.DiffOptions {
 // grew or shrank and by how much on each. Snapshots of one process in
 // the wrong order or of a restarted process leave that process out.
 func diffSet(a *analysisFlags, set *fleet.Set, sf setFlags, f report.Format, stdout, stderr io.Writer) error {
-	set, err := sf.times("diff", set, 2, func(n int) []int { return []int{0, n - 1} })
+	set, err := sf.times("diff", set, 2, firstAndLast)
 	if err != nil {
 		return err
 	}
@@ -139,3 +144,6 @@ func nearestText(label string, labels []string) string {
 	}
 	return "; nearest: " + strings.Join(q, ", ")
 }
+
+// firstAndLast picks the first and last of n time points.
+func firstAndLast(n int) []int { return []int{0, n - 1} }

@@ -34,7 +34,11 @@ snapshot per process (t1/worker-0.pysnap), and say per type, or per leak
 finding (what leaks, where), on how many processes it grew and by how
 much on each ("all 4 ranks", "only rank-3"); --at 2,5 chooses the time
 points (leaks: the first, middle and last unless --at 1,3,5),
---per-process adds each process's own report.
+--per-process adds each process's own report. The directory run -o DIR
+wrote for one program (DIR/0001-PID-REASON.pysnap, ...) is one process's
+series: leaks DIR reads its last three snapshots, trend DIR all, diff
+DIR the first and last (--at chooses others), with the report of one
+process.
 
 summary and diff read no references (but the few that names need: a
 Python class's, a Java thread's, a Java class's superclass), so they take

@@ -23,7 +23,7 @@ type setFlags struct {
 }
 
 func (s *setFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.at, "at", "", "of a directory of many processes' series, the time points to compare: their `NUMBERS` (2,5,9), oldest first")
+	fs.StringVar(&s.at, "at", "", "of a directory of snapshots series (run -o DIR's, or one per process), the time points to compare: their `NUMBERS` (2,5,9), oldest first")
 	fs.BoolVar(&s.perProcess, "per-process", false, "after the report over many processes, each process's own")
 }
 
@@ -65,6 +65,22 @@ func (s *setFlags) times(cmd string, set *fleet.Set, want int, def func(n int) [
 		return nil, usagef("%s needs at least 2 time points of each process; %s", cmd, givenTimes(set, at, s.at != ""))
 	}
 	return set.Select(at), nil
+}
+
+// oneProcess returns, when set has a single process (a directory run
+// -o wrote for one program), its snapshots at the time points cmd
+// compares (see times), which the command then reads as if they were
+// given one by one, for the report of one process; nil when set has
+// several.
+func (s *setFlags) oneProcess(cmd string, set *fleet.Set, want int, def func(n int) []int) ([]string, error) {
+	if len(set.Processes) != 1 {
+		return nil, nil
+	}
+	sel, err := s.times(cmd, set, want, def)
+	if err != nil {
+		return nil, err
+	}
+	return sel.Paths[0], nil
 }
 
 func givenTimes(set *fleet.Set, at []int, flag bool) string {

@@ -160,3 +160,43 @@ func TestFleetLeaks(t *testing.T) {
 		t.Errorf("leaks over censuses: %v, want an error that names the census\n%s", err, stdout.String())
 	}
 }
+
+// TestRunDirOneProcess: a directory of one program's snapshots, as run
+// -o DIR writes them, reads as that process's series, with the report of
+// one process: leaks on its last three snapshots, trend on all of them,
+// diff on the first and last, --at on others, each the same as with the
+// files given.
+func TestRunDirOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i, from := range []string{"0001", "0002", "0003", "0003"} {
+		m, _ := filepath.Glob(filepath.Join("testdata/fleet/rank-2", from+"-*.pysnap"))
+		if len(m) != 1 {
+			t.Fatalf("no fixture rank-2/%s", from)
+		}
+		b, err := os.ReadFile(m[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "000"+string(rune('1'+i))+"-4242-interval.pysnap")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	for _, tc := range []struct{ dir, files []string }{
+		{[]string{"leaks", dir}, append([]string{"leaks"}, files[1:]...)},
+		{[]string{"leaks", "--at", "1,2,3", dir}, append([]string{"leaks"}, files[:3]...)},
+		{[]string{"trend", dir}, append([]string{"trend"}, files...)},
+		{[]string{"diff", dir}, []string{"diff", files[0], files[3]}},
+		{[]string{"diff", "--at", "2,3", dir}, []string{"diff", files[1], files[2]}},
+	} {
+		if got, want := runText(t, tc.dir...), runText(t, tc.files...); got != want {
+			t.Errorf("heapscope %s:\n%s\nwant, as with the files given:\n%s", strings.Join(tc.dir, " "), got, want)
+		}
+	}
+	var stdout, stderr strings.Builder
+	if err := run([]string{"leaks", "--at", "1,2", dir}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "leaks compares 3 time points") {
+		t.Errorf("leaks --at 1,2 DIR: %v, want misuse", err)
+	}
+}

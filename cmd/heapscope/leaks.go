@@ -63,7 +63,14 @@ func runLeaks(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if set != nil {
-		return leaksSet(a, set, sf, opts, *mixed, f, stdout, stderr)
+		// One process's series: its last three snapshots (--at others),
+		// where warm-up is over and run's watch of growth has sites.
+		if pos, err = sf.oneProcess("leaks", set, 3, lastThree); err != nil {
+			return err
+		}
+		if pos == nil {
+			return leaksSet(a, set, sf, opts, *mixed, f, stdout, stderr)
+		}
 	}
 	if len(pos) != 3 {
 		return usagef("leaks takes 3 arguments (baseline, target, final), or directories of many processes' snapshots, got %d", len(pos))
@@ -74,6 +81,11 @@ func runLeaks(args []string, stdout, stderr io.Writer) error {
 	}
 	rep := findLeaks(gs[:], opts, stderr, "finding leaks")
 	return report.Leaks(a.fit(stdout), f, srcs, gs[2], rep, cut(rep.Findings, a.out.top))
+}
+
+// lastThree picks the last three of n time points (all when fewer).
+func lastThree(n int) []int {
+	return allTimes(n)[max(n-3, 0):]
 }
 
 // findLeaks applies the three-snapshot rule to gs, saying so on a

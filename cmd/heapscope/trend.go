@@ -23,7 +23,12 @@ func runTrend(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if set != nil {
-		return trendSet(a, set, sf, *mixed, f, stdout, stderr)
+		if pos, err = sf.oneProcess("trend", set, 0, allTimes); err != nil {
+			return err
+		}
+		if pos == nil {
+			return trendSet(a, set, sf, *mixed, f, stdout, stderr)
+		}
 	}
 	if len(pos) < 2 {
 		return usagef("trend takes at least 2 snapshots, or directories of many processes' snapshots, got 1 snapshot")

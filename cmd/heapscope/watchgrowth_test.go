@@ -37,6 +37,10 @@ func TestRunWatchGrowth(t *testing.T) {
 				if typ != "__main__.Record" || frame["file"] != script || frame["line"] != float64(line) || frame["function"] != "remember" {
 					t.Errorf("the leak (%s) was allocated at %v, want remember in %s:%d", typ, frame, script, line)
 				}
+				// The directory: its last three snapshots.
+				if typ, frame := leakSites(t, []string{dir}); typ != "__main__.Record" || frame["line"] != float64(line) {
+					t.Errorf("leaks DIR: the leak (%s) was allocated at %v, want %s:%d", typ, frame, script, line)
+				}
 			})
 		})
 	}

@@ -11,7 +11,10 @@
 //     order they were taken (NNNN-PID-REASON.pysnap, as run and snapshot
 //     --dask name them). Snapshots with the same number are taken to be
 //     of one time: the Nth interval snapshot of every rank, the Nth
-//     capture of every worker.
+//     capture of every worker. A directory with no subdirectory that
+//     holds such snapshots (run -o DIR) is a series too, a process per
+//     PID in their names (pid-4242): usually one, the program's, and
+//     its child processes' with run --children.
 //   - time points: several directories, one per time, each holding one
 //     snapshot per process named by the process (worker-0.pysnap); the
 //     same name is the same process.
@@ -102,13 +105,13 @@ func openSeries(dir string) (*Set, error) {
 		return nil, err
 	}
 	s := &Set{Dirs: []string{dir}}
-	byProc := map[string]map[string]string{} // process -> number -> path
+	byProc := map[string]map[string]string{} // process -> number -> path in dir
 	times := map[string]bool{}
-	loose := 0
+	var loose []string
 	for _, e := range entries {
 		if !e.IsDir() {
 			if IsSnapshotName(e.Name()) {
-				loose++
+				loose = append(loose, e.Name())
 			}
 			continue
 		}
@@ -132,17 +135,19 @@ func openSeries(dir string) (*Set, error) {
 			if prev, dup := series[n]; dup {
 				return nil, fmt.Errorf("%s: %s and %s have the same number", dir, filepath.Join(e.Name(), prev), filepath.Join(e.Name(), f.Name()))
 			}
-			series[n] = f.Name()
+			series[n] = filepath.Join(e.Name(), f.Name())
 			times[n] = true
 		}
 		if len(series) > 0 {
 			byProc[e.Name()] = series
 		}
 	}
-	if len(byProc) == 0 {
-		if loose > 0 {
-			return nil, fmt.Errorf("%s holds snapshots but no directory per process: to follow one process, give its snapshots; for many processes at one time each, give one directory per time", dir)
+	if len(byProc) == 0 && len(loose) > 0 {
+		if err := byPID(dir, loose, byProc, times); err != nil {
+			return nil, err
 		}
+	}
+	if len(byProc) == 0 {
 		return nil, fmt.Errorf("%s holds no directory of snapshots (one per process: rank-0/, worker-1/, ...)", dir)
 	}
 	for p := range byProc {
@@ -158,12 +163,41 @@ func openSeries(dir string) (*Set, error) {
 		s.Paths[i] = make([]string, len(s.Times))
 		for j, t := range s.Times {
 			if f, ok := byProc[p][t]; ok {
-				s.Paths[i][j] = filepath.Join(dir, p, f)
+				s.Paths[i][j] = filepath.Join(dir, f)
 			}
 		}
 	}
 	s.Noun = nounOf(s.Processes)
 	return s, nil
+}
+
+// byPID files the snapshots names of dir (no subdirectory) under a
+// process per PID (pid-4242), by their numbers, as run -o DIR names
+// them (NNNN-PID-REASON).
+func byPID(dir string, names []string, byProc map[string]map[string]string, times map[string]bool) error {
+	for _, name := range names {
+		n, ok := seqNumber(name)
+		_, rest, _ := strings.Cut(name, "-")
+		pid, _, _ := strings.Cut(rest, "-")
+		if !ok || !allDigits(pid) {
+			return fmt.Errorf("%s holds snapshots but no directory per process, and %s is not named as run names them (NNNN-PID-REASON): to follow one process, give its snapshots; for many processes at one time each, give one directory per time", dir, name)
+		}
+		p := "pid-" + pid
+		if byProc[p] == nil {
+			byProc[p] = map[string]string{}
+		}
+		if prev, dup := byProc[p][n]; dup {
+			return fmt.Errorf("%s: %s and %s have the same number", dir, prev, name)
+		}
+		byProc[p][n] = name
+		times[n] = true
+	}
+	return nil
+}
+
+// allDigits reports whether s is a decimal number.
+func allDigits(s string) bool {
+	return s != "" && digits(s) == len(s)
 }
 
 // openTimes reads directories of one time each, in the order given.
@@ -210,15 +244,7 @@ func openTimes(dirs []string) (*Set, error) {
 // written (NNNN-...), or false.
 func seqNumber(name string) (string, bool) {
 	n, _, ok := strings.Cut(name, "-")
-	if !ok || n == "" {
-		return "", false
-	}
-	for _, c := range n {
-		if c < '0' || c > '9' {
-			return "", false
-		}
-	}
-	return n, true
+	return n, ok && allDigits(n)
 }
 
 // nounOf names the kind of processes names are: "rank" when every one

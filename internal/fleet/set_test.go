@@ -83,7 +83,8 @@ func TestOpenTimes(t *testing.T) {
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	files(t, dir,
-		"loose/0001-1-x.pysnap",
+		"loose/0001-1-x.pysnap", "loose/app.pysnap",
+		"looseTwice/0001-7-signal.pysnap", "looseTwice/0001-7-exit.pysnap",
 		"unnumbered/rank-0/app.pysnap",
 		"twice/rank-0/0001-1-a.pysnap", "twice/rank-0/0001-1-b.pysnap",
 		"dup/worker-0.pysnap", "dup/worker-0.hprof",
@@ -92,13 +93,15 @@ func TestOpenErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"loose"}, "no directory per process"},
+		{[]string{"loose"}, "app.pysnap is not named as run names them"},
+		{[]string{"looseTwice"}, "have the same number"},
 		{[]string{"unnumbered"}, "is not named as heapscope numbers snapshots"},
 		{[]string{"twice"}, "have the same number"},
-		{[]string{"dup", "loose"}, "has two snapshots of worker-0"},
+		{[]string{"dup", "looseTwice"}, "has two snapshots of worker-0"},
 		{[]string{"nothing"}, "holds no directory of snapshots"},
 		{[]string{"empty", "loose"}, "holds no snapshot"},
 		{[]string{"loose", "loose/0001-1-x.pysnap"}, "not both"},
+		{[]string{"empty", "looseTwice"}, "holds no snapshot"},
 	} {
 		var args []string
 		for _, a := range tc.args {
@@ -120,5 +123,29 @@ func TestNaturalCompare(t *testing.T) {
 	want := []string{"rank-1", "rank-2", "rank-02", "rank-10", "rank-99999999999999999999999", "worker-a", "worker-b"}
 	if !slices.Equal(names, want) {
 		t.Errorf("sorted %v, want %v", names, want)
+	}
+}
+
+// TestOpenRunDir: a directory of snapshots as run -o DIR writes them,
+// with no subdirectory, is a series of a process per PID in their
+// names: the program's, and its children's with run --children, whose
+// numbers start again at 1.
+func TestOpenRunDir(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, "0001-4242-interval.pysnap", "0002-4242-signal.pysnap", "0003-4242-exit.pysnap",
+		"0001-977-exit.pysnap", ".0004-4242-interval.pysnap.tmp", "notes.txt")
+	s, err := Open([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Processes, []string{"pid-977", "pid-4242"}) || !slices.Equal(s.Times, []string{"0001", "0002", "0003"}) || s.Noun != "process" {
+		t.Fatalf("processes %v, times %v, noun %q; want pid-977 and pid-4242 at 0001-0003, process", s.Processes, s.Times, s.Noun)
+	}
+	want := [][]string{{filepath.Join(dir, "0001-977-exit.pysnap"), "", ""}, {filepath.Join(dir, "0001-4242-interval.pysnap"),
+		filepath.Join(dir, "0002-4242-signal.pysnap"), filepath.Join(dir, "0003-4242-exit.pysnap")}}
+	for i := range want {
+		if !slices.Equal(s.Paths[i], want[i]) {
+			t.Errorf("%s: %v, want %v", s.Processes[i], s.Paths[i], want[i])
+		}
 	}
 }
