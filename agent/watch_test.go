@@ -32,6 +32,7 @@ func TestWatch(t *testing.T) {
 			Objects [][2]json.RawMessage
 			Agent   []uint64  `json:"agent"`
 			Deep    [3]uint64 `json:"deep"`
+			Closed  []string  `json:"closed"`
 		}
 		runPyWith(t, py.Path, nil, "watch.py", &out, t.TempDir())
 		for name, want := range map[string]string{"Table": "built on dict", "Pair": "built on tuple", "dict": "a built-in class"} {
@@ -39,8 +40,21 @@ func TestWatch(t *testing.T) {
 				t.Errorf("%s refused with %q, want %q...", name, out.Refused[name], want)
 			}
 		}
-		if len(out.Refused) != 3 {
-			t.Errorf("refused %v, want Table, Pair and dict only", out.Refused)
+		// functools' C list element, a heap type from 3.10 on.
+		want := 3
+		if why, ok := out.Refused["_lru_list_elem"]; ok {
+			want++
+			if !strings.HasPrefix(why, "a class made by a C extension") {
+				t.Errorf("_lru_list_elem refused with %q, want a class made by a C extension", why)
+			}
+		} else if py.minor() >= 10 {
+			t.Errorf("_lru_list_elem, a C extension's class, was not refused")
+		}
+		if len(out.Refused) != want {
+			t.Errorf("refused %v, want Table, Pair, dict and the C class only", out.Refused)
+		}
+		if len(out.Closed) != 1 || out.Closed[0] != "the interpreter is exiting" {
+			t.Errorf("watch after the exit's unwatch: refused %q, want once, the interpreter is exiting", out.Closed)
 		}
 		if len(out.Paths) == 0 {
 			t.Fatal("no snapshot")

@@ -309,12 +309,13 @@ def note_counts(t, counts):
     allocations are slowed. A fork capture's counts come when its child
     ends, so they can come out of order: counts older than the newest
     taken are dropped. The classes with the most new instances first,
-    WATCH_MAX in all; none while tracemalloc gives every object's site.
-    Raises only what the program's signal handlers raise."""
+    WATCH_MAX in all; none while tracemalloc gives every object's site,
+    nor once the program began to exit (a fork capture's child that ends
+    then). Raises only what the program's signal handlers raise."""
     try:
         from . import _sites, _watch
         with _growth_lock:
-            if t <= _growth["t"]:
+            if t <= _growth["t"] or _cfg["stop"]:
                 return
             _growth["t"] = t
             hist = _growth["counts"]

@@ -91,15 +91,15 @@ _T_NAME = type.__dict__["__qualname__"].__get__
 _getframe = sys._getframe
 
 # Slot offsets in PyTypeObject (3.9-3.13 share them; checked at import).
-_O_BASICSIZE, _O_FLAGS, _O_TRAVERSE, _O_ALLOC = 4, 21, 23, 38
+_O_BASICSIZE, _O_DEALLOC, _O_FLAGS, _O_TRAVERSE, _O_ALLOC = 4, 6, 21, 23, 38
 
 _SAFE_BASES = (object, int, float, complex)
 
 
 def _probe():
-    """The addresses of subtype_traverse and PyType_GenericAlloc, read
-    from a class of the agent's after checking that the slots around
-    them hold what they should; or a reason."""
+    """The addresses of subtype_traverse, PyType_GenericAlloc and
+    subtype_dealloc, read from a class of the agent's after checking
+    that the slots around them hold what they should; or a reason."""
     class Probe:
         pass
     base = id(Probe)
@@ -110,15 +110,15 @@ def _probe():
     generic = ctypes.cast(ctypes.pythonapi.PyType_GenericAlloc, ctypes.c_void_p).value
     if _vp_at(base + _O_ALLOC * _P).value != generic:
         return None, "this Python's class layout is not the one the agent knows (tp_alloc)"
-    return (_vp_at(base + _O_TRAVERSE * _P).value, generic), None
+    return (_vp_at(base + _O_TRAVERSE * _P).value, generic, _vp_at(base + _O_DEALLOC * _P).value), None
 
 
-_SUBTYPE_TRAVERSE = None
+_SUBTYPE_TRAVERSE = _SUBTYPE_DEALLOC = None
 if ctypes is not None:
     try:
         got, _why_not = _probe()
         if got is not None:
-            _SUBTYPE_TRAVERSE = got[0]
+            _SUBTYPE_TRAVERSE, _SUBTYPE_DEALLOC = got[0], got[2]
     except Exception as e:
         _why_not = "the agent could not read a class's slots (%s: %s)" % (type(e).__name__, e)
 
@@ -127,14 +127,19 @@ def refusal(t):
     """Why class t cannot be watched, or None if it can."""
     if _why_not is not None:
         return _why_not
+    if _closed[0]:
+        return "the interpreter is exiting"
     if not issubclass(type(t), type):   # not isinstance: it may look t.__class__ up
         return "not a class"
     if not _T_FLAGS(t) & HEAPTYPE:
         return "a built-in class (its instances are not made by an allocator the agent can hook)"
     b = t
     while b is not None and _T_FLAGS(b) & HEAPTYPE:
+        # A class statement's classes have the interpreter's own
+        # deallocator (and traversal, when they have one); a C
+        # extension's heap types have theirs.
         trav = _vp_at(id(b) + _O_TRAVERSE * _P).value
-        if trav is not None and trav != _SUBTYPE_TRAVERSE:
+        if (trav is not None and trav != _SUBTYPE_TRAVERSE) or _vp_at(id(b) + _O_DEALLOC * _P).value != _SUBTYPE_DEALLOC:
             return "a class made by a C extension (%s)" % _T_NAME(b)
         b = _T_BASE(b)
     if any(b is x for x in _SAFE_BASES) or (b is not None and issubclass(b, BaseException)):
@@ -271,6 +276,15 @@ _state = _State()
 # one; never freed (see the module comment).
 _hooks = {}
 _exit_registered = [False]
+_closed = [False]   # the interpreter began to exit: nothing is watched again
+
+
+def _close():
+    """At exit: unwatches every class, for good (a fork capture's agent
+    thread that ends later must not hook a class again while the
+    interpreter is torn down)."""
+    _closed[0] = True
+    unwatch()
 
 
 def _make_hook(orig, st):
@@ -325,7 +339,7 @@ def watch(types, frames=8):
         _modified(t)
     if _state.hooked and not _exit_registered[0]:
         import atexit
-        atexit.register(unwatch)
+        atexit.register(_close)
         _exit_registered[0] = True
     return refused
 

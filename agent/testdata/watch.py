@@ -59,8 +59,17 @@ class Table(dict):
 
 Pair = collections.namedtuple("Pair", "a b")
 
+# A C extension's class without a traversal (functools' lru_cache list
+# element, a heap type from 3.10 on), found from object's subclasses.
+_todo, _c_class = [object], []
+while _todo:
+    for _c in type.__subclasses__(_todo.pop()):
+        _todo.append(_c)
+        if _c.__name__ == "_lru_list_elem" and _c.__flags__ & (1 << 9):
+            _c_class.append(_c)
+
 before = Plain(-1)
-refused = heapscope.watch(Plain, Slotted, Failure, Count, Table, Pair, dict, frames=3)
+refused = heapscope.watch(Plain, Slotted, Failure, Count, Table, Pair, dict, *_c_class, frames=3)
 assert heapscope.watch(Plain, frames=3) == []    # a second time: nothing refused, nothing doubled
 
 
@@ -175,6 +184,9 @@ paths = [heapscope.snapshot(os.path.join(sys.argv[1], "stw.pysnap"))]
 if hasattr(os, "fork"):
     paths.append(heapscope.snapshot(os.path.join(sys.argv[1], "fork.pysnap"), fork=True))
 heapscope.unwatch()
+# What the interpreter's exit does: after it, nothing is watched again.
+_watch._close()
+closed = [why for _, why in _watch.watch([Plain])]
 print(json.dumps({"paths": paths, "file": F,
                   "refused": {t.__name__: why for t, why in refused}, "objects": want, "agent": agent,
-                  "deep": [id(deep), LINES["deep"], LINES["deepmodule"]]}))
+                  "deep": [id(deep), LINES["deep"], LINES["deepmodule"]], "closed": closed}))
