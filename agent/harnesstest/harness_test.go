@@ -39,7 +39,7 @@ func TestPythonHarness(t *testing.T) {
 			got[r.Name] = r.Text
 		}
 	}
-	if want := []string{"leaky", "traced", "bounded", "fill_once", "filling", "leaky_filling", "context"}; !slices.Equal(names, want) {
+	if want := []string{"leaky", "traced", "bounded", "fill_once", "filling", "leaky_filling", "lazy_history", "context"}; !slices.Equal(names, want) {
 		t.Fatalf("workloads %v, want %v", names, want)
 	}
 	// The failure names the line that made the leak: the function and
@@ -67,6 +67,10 @@ func TestPythonHarness(t *testing.T) {
 			t.Errorf("%s's failure does not say its one cause first:\n%s", name, text)
 		}
 	}
+	// Lists set once on first use, appended to after: what they hold is
+	// what grows, and the failure says so.
+	wantAll(t, "the lazily set lists' failure", got["lazy_history"], "list at __main__.Account.history",
+		"what they hold grew: 40 __main__.Entry more, held 40 in the second snapshot and 80 in the third")
 	for _, name := range []string{"bounded", "fill_once", "filling"} {
 		if text, ok := got[name]; ok {
 			t.Errorf("%s: reported as a leak:\n%s", name, text)

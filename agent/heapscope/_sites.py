@@ -147,7 +147,7 @@ class Sites:
     def __init__(self, cap, traced=True, watched=None):
         self.cap = cap          # for the string table (cap.name)
         self.traced = traced
-        self.watched = watched  # ({address: stack number}, stacks) from _watch, or None
+        self.watched = watched  # {address: stack number} from _watch, or None
         self.watched_tbs = {}   # stack number -> traceback
         self.by_tb = {}         # traceback -> site
         self.by_node = {}       # (caller site, file, line) -> site
@@ -205,14 +205,14 @@ class Sites:
     def _watched(self, chunk, addr, tbs):
         """The stacks _watch noted of the objects of chunk, in place of
         tracemalloc's: only where the object's class is the one noted."""
-        by_addr, stacks = self.watched
+        by_addr = self.watched
         got = list(map(by_addr.get, addr))
         if not any(got):
             return
         known = self.watched_tbs
         for i in compress(range(len(got)), got):
             n = got[i]
-            st = stacks.get(n)
+            st = _watch.stack(n)
             if st is None or type(chunk[i]) is not st[0]:
                 continue
             tb = known.get(n)

@@ -398,17 +398,20 @@ def watched():
 
 
 def table():
-    """For a capture: ({address: stack number}, {stack number: stack}),
-    or None when nothing was noted. A stack is (class, (code, offset),
-    ...), innermost frame first; the stacks of a class no longer
-    watched are gone."""
+    """For a capture: {address: stack number} (ints only), or None when
+    nothing was noted; stack() gives each number's stack. The capture
+    holds no reference to the watch's stacks before it has found the
+    agent's own objects (_own): one would make them the program's."""
     p = _state.pairs[:]
     if not p:
         return None
-    # A copy of the stacks: a reference to the watch's own dict from the
-    # capture's state would make the agent's search for its own objects
-    # (_own) take it for the program's.
-    return dict(zip(p[0::2], p[1::2])), dict(_state.stacks)
+    return dict(zip(p[0::2], p[1::2]))
+
+
+def stack(n):
+    """Stack number n: (class, (code, offset), ...), innermost frame
+    first; None once its class is no longer watched."""
+    return _state.stacks.get(n)
 
 
 _CO_NAME = type(_probe.__code__).__dict__.get("co_qualname", type(_probe.__code__).co_name).__get__

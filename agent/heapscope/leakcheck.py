@@ -187,6 +187,12 @@ def _finding_lines(f, runs):
     if counts:
         after = " after %s runs" % _and(runs) if len(runs) == len(counts) else ""
         lines.append("    objects on that path%s: %s" % (after, " -> ".join(str(c) for c in counts)))
+    inside = (f.get("gains") or {}).get("inside")
+    if isinstance(inside, dict) and isinstance(inside.get("held"), list) and len(inside["held"]) == 2:
+        # What grows is what these objects hold (a list set once on an
+        # object, appended to ever after): their own count need not.
+        lines.append("    what they hold grew: %s %s more, held %s in the second snapshot and %s in the third" % (
+            inside.get("new", 0), inside.get("type", "?"), inside["held"][0], inside["held"][1]))
     parts = f.get("parts") or []
     if len(parts) > 1:
         for p in parts[:8]:

@@ -180,6 +180,7 @@ want.append([id(copied), "copy"])
 # callbacks, its table of addresses and its state.
 from heapscope import _own, _watch
 agent = [id(o) for o in _own.HELD] + [id(_watch._state), id(_watch._state.pairs), id(_watch._state.stacks)]
+agent += [id(s) for s in _watch._state.stacks.values()]
 paths = [heapscope.snapshot(os.path.join(sys.argv[1], "stw.pysnap"))]
 if hasattr(os, "fork"):
     paths.append(heapscope.snapshot(os.path.join(sys.argv[1], "fork.pysnap"), fork=True))

@@ -1,7 +1,8 @@
 """Uses heapscope's leak-check harness on workloads: one that leaks
 (also with its allocations traced), one with a bounded cache, one with a
 cache that fills once, one with an lru_cache still filling up to its
-maxsize, and one that leaks while it fills that cache. Prints one JSON
+maxsize, one that leaks while it fills that cache, and one whose lists,
+set on first use, grow once set. Prints one JSON
 line per workload: whether a LeakError was raised, and its text."""
 import functools
 import json
@@ -58,6 +59,35 @@ def leaky_filling():
     filling()
 
 
+class Account:
+    pass
+
+
+class Entry:
+    pass
+
+
+accounts = [Account() for _ in range(50)]
+log = []
+lazy_calls = [0]
+
+
+def lazy_history():
+    """Until the check's first snapshot (warmup 2, then counts after 40
+    and 80 more calls) a log grows; then a history list is set on first
+    use on one account per call, and once each of 40 accounts has one,
+    each call appends to one of them: what the lists hold grows, the
+    lists do not."""
+    k = lazy_calls[0]
+    lazy_calls[0] += 1
+    if k < 82:
+        log.append(Entry())
+    elif k < 122:
+        accounts[k - 82].history = [Entry()]
+    else:
+        accounts[(k - 122) % 40].history.append(Entry())
+
+
 def report(name, fn, **kw):
     try:
         assert_no_leaks(fn, **kw)
@@ -72,6 +102,7 @@ report("bounded", bounded, iterations=40, warmup=2)
 report("fill_once", fill_once, iterations=40, warmup=2)
 report("filling", filling, iterations=40, warmup=2)
 report("leaky_filling", leaky_filling, iterations=40, warmup=2)
+report("lazy_history", lazy_history, iterations=40, warmup=2)
 
 # The context-manager form.
 try:
