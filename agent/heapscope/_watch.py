@@ -170,19 +170,10 @@ class _State:
         its callers (the library frames between are left out). sympy's
         derivatives allocate more than 16 frames deep in sympy, where
         the line a user changes is not."""
-        n = self.frames
         key = [tp]
         codes = []
         offs = []
-        while f is not None and n:
-            c = f.f_code
-            o = f.f_lasti
-            key.append(id(c))
-            key.append(o)
-            codes.append(c)
-            offs.append(o)
-            f = f.f_back
-            n -= 1
+        f = _note(f, self.frames, key, codes, offs)
         k = tuple(key)
         s = self.by_key.get(k)
         if s is None:
@@ -205,16 +196,8 @@ class _State:
             f = f.f_back
             depth -= 1
         key.append(-1)   # longer than any key of the innermost frames alone
-        n = CALLERS + 1
-        while f is not None and depth and n:
-            c = f.f_code
-            o = f.f_lasti
-            key.append(id(c))
-            key.append(o)
-            codes.append(c)
-            offs.append(o)
-            f = f.f_back
-            n -= 1
+        if depth:
+            _note(f, CALLERS + 1, key, codes, offs)
         k = tuple(key)
         s = self.by_key.get(k)
         if s is None:
@@ -248,6 +231,22 @@ class _State:
             self.compact_at = max(1 << 17, 2 * len(p))
         finally:
             self.compacting.release()
+
+
+def _note(f, n, key, codes, offs):
+    """Notes up to n frames from f outwards (their code objects' ids and
+    instruction offsets in key, the code objects in codes, the offsets
+    in offs); returns the frame past them."""
+    while f is not None and n:
+        c = f.f_code
+        o = f.f_lasti
+        key.append(id(c))
+        key.append(o)
+        codes.append(c)
+        offs.append(o)
+        f = f.f_back
+        n -= 1
+    return f
 
 
 # A stack key whose frames are all a library's, with more frames
