@@ -167,3 +167,28 @@ func TestGrowthWatch(t *testing.T) {
 		}
 	})
 }
+
+// TestWatchThreadInHook: a snapshot taken while another thread is inside
+// the watch's hook (stopped there by the program's trace function)
+// lists none of the watch's own objects, which that thread's agent
+// frames hold in their locals; stop-the-world and fork, on every Python.
+func TestWatchThreadInHook(t *testing.T) {
+	eachPython(t, func(t *testing.T, py interp) {
+		var out struct {
+			Paths []string `json:"paths"`
+			Agent []uint64 `json:"agent"`
+		}
+		runPyWith(t, py.Path, nil, "watchthread.py", &out, t.TempDir())
+		if len(out.Paths) == 0 || len(out.Agent) == 0 {
+			t.Fatalf("watchthread.py said %+v", out)
+		}
+		for _, path := range out.Paths {
+			g := open(t, path)
+			for _, a := range out.Agent {
+				if id, ok := g.FindAddr(a); ok {
+					t.Errorf("%s: the snapshot has the watch's %s 0x%x", path, typeName(g, id), a)
+				}
+			}
+		}
+	})
+}

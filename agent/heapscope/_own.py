@@ -30,6 +30,7 @@ it looks into are the agent's, and of others it reads only ids, types and
 reference counts.
 """
 
+import _thread
 import sys
 from itertools import chain, compress, filterfalse, repeat
 from operator import add, is_, not_, sub
@@ -37,7 +38,7 @@ from operator import add, is_, not_, sub
 from ._introspect import (
     _CODE, _MOD, _MOD_DICT, _T_FLAGS, _T_NAME, _T_QUALNAME, CODE_MEMBERS, DESCRIPTORS, HEAPTYPE,
     PKG_DIRS, READY, _FT, _FN_CODE, _CO_FILENAME, _get_referents, _getrefcount, _dict_items, _is_tracked,
-    _is_type, _str_get, _host, _FR, _FR_BACK, _FR_CODE, _FR_GLOBALS, _FR_BUILTINS, PY311,
+    _is_type, _str_get, _host, _FR, _FR_BACK, _FR_CODE, _FR_GLOBALS, _FR_BUILTINS, PY311, PY313,
     is_agent_code, current_frames)
 from . import _native, _fields
 
@@ -60,6 +61,11 @@ _dict_values = dict.values
 # points to (_watch), kept with a reference count of its own that is
 # never given back. They and what only they hold are the agent's.
 HELD = []
+# Functions that give more such objects when the search begins: the
+# watch's state, which a thread inside its hook may hold on its frames'
+# value stacks (before 3.11, where they cannot be read; a method call
+# pushes the object), not only in its locals.
+HELD_BY = []
 
 MAX_OBJECTS = 1 << 17   # a bound on the search (the agent has a few thousand objects)
 
@@ -289,19 +295,29 @@ def _search(stale=()):
     seeds = [m for _, m in agent_modules()]
     seeds.extend(stale)
     seeds.extend(HELD)
+    for f in HELD_BY:
+        seeds.extend(f())
     if not seeds:
         return None
     # The agent's running frames: before 3.11 they hold their globals
     # (the agent's module dicts) and builtins.
     # This module's frames hold this search's state, so they are not
     # candidates; what they refer to is counted under keys no id has.
+    # The agent's frames on other threads (a thread inside the watch's
+    # hook, the thread that waits for a fork capture's child) hold the
+    # agent's objects in their locals too (the hook's self is the
+    # watch's state): those references are the agent's.
     here = []
-    for fr in list(_dict_values(current_frames())):
+    local = {}   # id(frame) -> what its locals refer to (other threads')
+    me = _thread.get_ident()
+    for tid, fr in list(_dict_items(current_frames())):
         while fr is not None:
             code = _FR_CODE(fr)
             if is_agent_code(code):
                 if _CO_FILENAME(code) != _HERE:
                     seeds.append(fr)
+                    if tid != me:
+                        local[id(fr)] = _locals_of(fr, code)
                 else:
                     here.append(_refs(fr, _FR))
             fr = _FR_BACK(fr)
@@ -320,7 +336,7 @@ def _search(stale=()):
     stack = seeds
     while stack:
         o = stack.pop()
-        rs = refs[id(o)] = _refs(o, type(o))
+        rs = refs[id(o)] = _refs(o, type(o)) + local.pop(id(o), [])
         if not rs:
             continue
         d = dict(zip(map(id, rs), rs))
@@ -354,6 +370,24 @@ def _search(stale=()):
         return cand, forced, refs
     finally:
         cand = forced = refs = seeds = stack = None
+
+
+def _locals_of(fr, code):
+    """What the locals, cells and free variables of frame fr refer to
+    (one entry per slot), and the dict of its locals a trace function
+    made (f_locals, before 3.13), or [] where they cannot be read."""
+    try:
+        if PY313:
+            return list(fr.f_locals.values())   # the frame's slots, no dict made
+        got = _native.fast_locals(fr, code)
+        out = [o for _, o in got] if got else []
+        d = _native.frame_locals_mapping(fr)
+        if d is not None:
+            out.append(d)
+        return out
+    except Exception as e:
+        _host(e)
+        return []
 
 
 _LEAVES = frozenset(map(id, (str, int, float, bytes, bool, type(None), complex)))

@@ -269,6 +269,16 @@ def _library(fn):
 
 
 _state = _State()
+
+
+def _state_parts():
+    """The watch's state and its tables, the agent's whatever holds them
+    (see _own.HELD_BY)."""
+    st = _state
+    return [st, st.pairs, st.stacks, st.by_key, st.hooked, st.libs, st.numbers, st.compacting]
+
+
+_own.HELD_BY.append(_state_parts)
 # The hook made for each allocator replaced (its address -> the hook's):
 # a hook reads the class from its argument, so all the classes that
 # have one allocator (PyType_GenericAlloc, for Python classes) share
