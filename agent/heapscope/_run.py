@@ -342,13 +342,14 @@ def note_counts(t, counts):
                 return
             _watch.watch(classes, WATCH_FRAMES)
             _growth["watched"] += len(classes)
+            first = _cfg["n"] + 1   # the next snapshot's number: the first taken since
         from ._introspect import type_name
         names = [type_name(x) for x in classes[:5]]
         if len(classes) > 5:
             names.append("and %d more" % (len(classes) - 5))
         _stderr("heapscope: the instances of %d class%s grew in both intervals between the last three "
-                "snapshots (%s); from now on, snapshots say where their new instances are allocated" % (
-                    len(classes), "" if len(classes) == 1 else "es", ", ".join(names)))
+                "snapshots (%s); the snapshots from %04d on say where their new instances are allocated" % (
+                    len(classes), "" if len(classes) == 1 else "es", ", ".join(names), first))
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:

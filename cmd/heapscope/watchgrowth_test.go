@@ -13,14 +13,14 @@ import (
 // under run --signal, six snapshots, on every Python, with fork
 // captures and without: once the Records grew in both intervals between
 // three snapshots, run watches their class (the program says which on
-// stderr) and leaks on the next three names the leaking line, with no
+// stderr, and from which snapshot on) and leaks on the next three names the leaking line, with no
 // tracemalloc. Classes that grew at one step only, or shrank, are not
 // watched, nor is a dict subclass (which cannot be). With
 // --watch-growth=false nothing is watched and leaks has no site.
 func TestRunWatchGrowth(t *testing.T) {
 	script, _ := filepath.Abs("testdata/watchgrowth.py")
 	line := heaptest.LineOf(t, script, "the leaking allocation")
-	const told = "heapscope: the instances of 1 class grew in both intervals between the last three snapshots (__main__.Record)"
+	const told = "heapscope: the instances of 1 class grew in both intervals between the last three snapshots (__main__.Record); the snapshots from 0004 on say where"
 	for _, fork := range []string{"--fork=true", "--fork=false"} {
 		t.Run(fork, func(t *testing.T) {
 			inParallel(t, attachPythons(t), func(t *testing.T, py string) {
