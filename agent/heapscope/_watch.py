@@ -177,15 +177,11 @@ class _State:
         k = tuple(key)
         s = self.by_key.get(k)
         if s is None:
-            h = self.hooked.get(tp)
-            if h is None:
+            if f is None or not all(map(self.library, codes)):
+                return self._made(k, tp, codes, offs)
+            if tp not in self.hooked:
                 return 0
-            if f is not None and all(map(self.library, codes)):
-                s = _FURTHER
-            else:
-                s = next(self.numbers)
-                self.stacks[s] = (h[0],) + tuple(zip(codes, offs))
-            self.by_key[k] = s
+            s = self.by_key[k] = _FURTHER
         if s != _FURTHER:
             return s
         # The program's frame is further out, where the stacks that
@@ -200,13 +196,17 @@ class _State:
             _note(f, CALLERS + 1, key, codes, offs)
         k = tuple(key)
         s = self.by_key.get(k)
-        if s is None:
-            h = self.hooked.get(tp)
-            if h is None:
-                return 0
-            s = next(self.numbers)
-            self.stacks[s] = (h[0],) + tuple(zip(codes, offs))
-            self.by_key[k] = s
+        return s if s is not None else self._made(k, tp, codes, offs)
+
+    def _made(self, k, tp, codes, offs):
+        """The number of a new stack key k, its stack (the class at tp,
+        codes and offs) kept; 0 when the class is no longer watched."""
+        h = self.hooked.get(tp)
+        if h is None:
+            return 0
+        s = next(self.numbers)
+        self.stacks[s] = (h[0],) + tuple(zip(codes, offs))
+        self.by_key[k] = s
         return s
 
     def library(self, code):

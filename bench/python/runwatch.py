@@ -31,17 +31,12 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from watch import SYMPY_WORK  # noqa: E402  (the same work as watch.py's)
+
 CHILD = r'''
 import glob, json, os, signal, sys, time
-import sympy
-from sympy import symbols, expand, diff, sin, cos, Rational
-x, y, z = symbols("x y z")
-keep = []
-def work(lo, hi):
-    for i in range(lo, hi):
-        e = expand((x + Rational(i, 7) * y + z) ** (3 + i % 4))
-        keep.append(e)
-        keep.append(diff(e * sin(x) + cos(y * i), x))
+''' + SYMPY_WORK + r'''
 out, n = sys.argv[1], int(sys.argv[2])
 cpu = []
 for r in range(6):

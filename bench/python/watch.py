@@ -25,12 +25,11 @@ import subprocess
 import sys
 import tempfile
 
-CHILD = r'''
-import json, os, sys, time, gc
+# The sympy work of the children (runwatch.py's too): expansions and
+# derivatives kept in a list, items lo to hi.
+SYMPY_WORK = r'''
 import sympy
 from sympy import symbols, expand, diff, sin, cos, Rational
-import heapscope
-from heapscope import _census, _watch
 x, y, z = symbols("x y z")
 keep = []
 def work(lo, hi):
@@ -38,6 +37,13 @@ def work(lo, hi):
         e = expand((x + Rational(i, 7) * y + z) ** (3 + i % 4))
         keep.append(e)
         keep.append(diff(e * sin(x) + cos(y * i), x))
+'''
+
+CHILD = r'''
+import json, os, sys, time, gc
+import heapscope
+from heapscope import _census, _watch
+''' + SYMPY_WORK + r'''
 n = int(sys.argv[2])
 t0 = time.perf_counter()
 work(0, n)
