@@ -56,10 +56,16 @@ type Result struct {
 	Capture time.Duration
 	// Pause is how long the main thread was kept from the program's
 	// work by the agent, as the agent measured it from the start of its
-	// main function (the bootstrap's few steps before that are not
-	// counted): with Fork, loading the agent and the fork; without, the
-	// whole capture (Capture). 0 when not known.
+	// start function (the bootstrap's few steps before that are not
+	// counted): with Fork, starting the agent's loading thread and the
+	// fork (which every thread waits for); without, the whole capture
+	// (Capture). 0 when not known.
 	Pause time.Duration
+	// Load is, with Fork, how long the agent's loading thread took,
+	// from its start to the fork's end: the imports and preparation that
+	// share the interpreter with the program instead of stopping its
+	// main thread. 0 when the main thread loaded the agent itself.
+	Load time.Duration
 }
 
 // ErrWithdrawn is matched by the error of a capture that ended before
@@ -121,6 +127,7 @@ func Snapshot(ctx context.Context, pid int, out string, opt Options) (Result, er
 	}
 	res.Capture = time.Duration(st.Seconds * float64(time.Second))
 	res.Pause = time.Duration(st.PauseSeconds * float64(time.Second))
+	res.Load = time.Duration(st.LoadSeconds * float64(time.Second))
 	if !opt.Fork && res.Pause == 0 {
 		// The main thread ran the whole capture.
 		res.Pause = res.Capture
@@ -231,10 +238,12 @@ func sameMounts(p *Process) error {
 
 // bootstrap returns the Python text the process runs (see
 // agent/heapscope/_attach.py): it claims the request, loads _attach.py
-// from s.pkg by file location, whose main loads the package under a
+// from s.pkg by file location, whose start loads the package under a
 // private module name (nothing is added to sys.path, and none of the
 // program's import hooks is asked for the agent's modules), and removes
-// the package's modules from sys.modules. PyRun_SimpleString runs it in __main__'s namespace, where
+// the package's modules from sys.modules, unless start handed a fork
+// capture to a thread of the agent's, which then removes them itself.
+// PyRun_SimpleString runs it in __main__'s namespace, where
 // the program's globals could shadow any builtin name: it binds one
 // function, named with a random suffix, and deletes it again; inside,
 // it uses no builtin by name, only modules it imports (import looks
@@ -272,7 +281,8 @@ const bootText = `def %[1]s(stage=%[2]s, pkgdir=%[3]s, opts=%[4]s):
             mod = bi.module_from_spec(spec)
             mods[name + '._attach'] = mod
             spec.loader.exec_module(mod)
-            mod.main(stage, pkgdir, name, *opts)
+            if mod.start(stage, pkgdir, name, *opts):
+                mods = None
         except:
             try:
                 e = sys.exc_info()[0]
@@ -285,7 +295,7 @@ const bootText = `def %[1]s(stage=%[2]s, pkgdir=%[3]s, opts=%[4]s):
             except:
                 pass
         finally:
-            for m in [m for m in mods if b.type(m) is b.str and (m == name or m.startswith(name + '.'))]:
+            for m in [m for m in (mods if mods is not None else ()) if b.type(m) is b.str and (m == name or m.startswith(name + '.'))]:
                 try:
                     del mods[m]
                 except:

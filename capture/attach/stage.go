@@ -138,6 +138,9 @@ type status struct {
 	// PauseSeconds is, for a fork capture, the time the main thread
 	// spent on it (the rest is the child's).
 	PauseSeconds float64 `json:"pause_seconds"`
+	// LoadSeconds is, for a fork capture loaded on a thread of the
+	// agent's, that thread's time until the fork had returned.
+	LoadSeconds float64 `json:"load_seconds"`
 }
 
 // result returns the status, once the process has written it.

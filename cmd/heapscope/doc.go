@@ -142,11 +142,12 @@ Taking snapshots:
 	                            take a snapshot of a running CPython (3.9+)
 	                            process: heapscope's calls into it (ptrace
 	                            on Linux x86-64; --gdb, or elsewhere: gdb)
-	                            have its main thread run heapscope's agent
-	                            at its next safe point,
-	                            which forks, and a child walks the copy of
-	                            the heap (Linux; --fork=false: the main
-	                            thread walks it, stopping the program);
+	                            have its main thread start heapscope's
+	                            agent at its next safe point; the agent
+	                            loads on a thread of its own and forks,
+	                            and a child walks the copy of the heap
+	                            (Linux; --fork=false: the main thread
+	                            loads it and walks, stopping the program);
 	                            waits up to --timeout (10m) for a main
 	                            thread in a long call outside Python;
 	                            says on stderr how long the main thread

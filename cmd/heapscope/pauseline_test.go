@@ -23,6 +23,10 @@ func TestPauseLine(t *testing.T) {
 	}{
 		{attach.Result{Method: "ptrace", Injection: 1240 * time.Microsecond, Pause: 41600 * time.Microsecond}, true,
 			"heapscope: paused process 7's main thread for 43 ms: 1.2 ms stopped by heapscope's calls (ptrace), 42 ms in the program (loading the agent and forking)"},
+		{attach.Result{Method: "ptrace", Injection: 1240 * time.Microsecond, Pause: 16400 * time.Microsecond, Load: 35 * ms}, true,
+			"heapscope: paused process 7's main thread for 18 ms: 1.2 ms stopped by heapscope's calls (ptrace), 16 ms in the program (starting the agent's thread and forking); the agent loaded beside the program, on a thread of its own, in 35 ms"},
+		{attach.Result{Method: "gdb", Injection: 180 * ms, Pause: 15 * ms, Load: 40 * ms}, true,
+			"heapscope: paused process 7's main thread for 15 ms in the program (starting the agent's thread and forking); before that gdb stopped every thread for part of its 180 ms run; the agent loaded beside the program, on a thread of its own, in 40 ms"},
 		{attach.Result{Method: "ptrace", Injection: 2 * ms, Capture: 900 * ms, Pause: 900 * ms}, false,
 			"heapscope: paused process 7's main thread for 902 ms: 2.0 ms stopped by heapscope's calls (ptrace), 900 ms in the program (loading the agent and the capture)"},
 		{attach.Result{Method: "ptrace", Injection: 3 * ms}, true,
@@ -46,9 +50,10 @@ const num = `([0-9]+(?:\.[0-9])?)`
 
 var (
 	ptracePause = regexp.MustCompile(`^heapscope: paused process ([0-9]+)'s main thread for ` + num + ` ms: ` + num +
-		` ms stopped by heapscope's calls \(ptrace\), ` + num + ` ms in the program \(([a-z ]+)\)$`)
+		` ms stopped by heapscope's calls \(ptrace\), ` + num + ` ms in the program \(([a-z' ]+)\)` + loaded + `$`)
 	gdbPause = regexp.MustCompile(`^heapscope: paused process ([0-9]+)'s main thread for ` + num +
-		` ms in the program \(([a-z ]+)\); before that gdb stopped every thread for part of its ` + num + ` ms run$`)
+		` ms in the program \(([a-z' ]+)\); before that gdb stopped every thread for part of its ` + num + ` ms run` + loaded + `$`)
+	loaded = `(?:; the agent loaded beside the program, on a thread of its own, in ` + num + ` ms)?`
 )
 
 // checkPauseLine checks what snapshot --python printed on stderr after a
@@ -64,9 +69,11 @@ func checkPauseLine(t *testing.T, stderr, pid string, gdb, fork bool) {
 		return
 	}
 	last := lines[len(lines)-1]
+	// A fork capture is loaded on the agent's thread, beside the
+	// program: the line says how long that took.
 	spent := "loading the agent and the capture"
 	if fork {
-		spent = "loading the agent and forking"
+		spent = "starting the agent's thread and forking"
 	}
 	figure := func(s string) float64 {
 		v, err := strconv.ParseFloat(s, 64)
@@ -74,6 +81,13 @@ func checkPauseLine(t *testing.T, stderr, pid string, gdb, fork bool) {
 			t.Errorf("figure %q in %q: want a number above 0", s, last)
 		}
 		return v
+	}
+	loadFigure := func(s string) {
+		if fork {
+			figure(s)
+		} else if s != "" {
+			t.Errorf("%q: a capture without fork was loaded beside the program", last)
+		}
 	}
 	if gdb || runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		m := gdbPause.FindStringSubmatch(last)
@@ -83,6 +97,7 @@ func checkPauseLine(t *testing.T, stderr, pid string, gdb, fork bool) {
 		}
 		figure(m[2])
 		figure(m[4])
+		loadFigure(m[5])
 		return
 	}
 	m := ptracePause.FindStringSubmatch(last)
@@ -91,6 +106,7 @@ func checkPauseLine(t *testing.T, stderr, pid string, gdb, fork bool) {
 		return
 	}
 	total, stop, agent := figure(m[2]), figure(m[3]), figure(m[4])
+	loadFigure(m[6])
 	if math.Abs(total-(stop+agent)) > 1.1 {
 		t.Errorf("%q: %v ms is not %v + %v", last, total, stop, agent)
 	}

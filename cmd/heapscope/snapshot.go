@@ -140,26 +140,32 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 // own pause in the program; with gdb, the agent's pause, and gdb's whole
 // run, part of which stopped every thread (how long is not measured);
 // with sys.remote_exec, the agent's pause. fork says what the agent's
-// pause was spent on. It returns "" when nothing was measured.
+// pause was spent on; when the agent loaded on a thread of its own
+// (res.Load), the line ends with how long that took beside the program.
+// It returns "" when nothing was measured.
 func pauseLine(pid int, res attach.Result, fork bool) string {
-	spent := "loading the agent and the capture"
-	if fork {
+	spent, beside := "loading the agent and the capture", ""
+	switch {
+	case fork && res.Load > 0:
+		spent = "starting the agent's thread and forking"
+		beside = fmt.Sprintf("; the agent loaded beside the program, on a thread of its own, in %s", millis(res.Load))
+	case fork:
 		spent = "loading the agent and forking"
 	}
 	head := fmt.Sprintf("heapscope: paused process %d's main thread for ", pid)
 	switch {
 	case res.Method == "ptrace" && res.Pause > 0:
-		return fmt.Sprintf("%s%s: %s stopped by heapscope's calls (ptrace), %s in the program (%s)",
-			head, millis(res.Injection+res.Pause), millis(res.Injection), millis(res.Pause), spent)
+		return fmt.Sprintf("%s%s: %s stopped by heapscope's calls (ptrace), %s in the program (%s)%s",
+			head, millis(res.Injection+res.Pause), millis(res.Injection), millis(res.Pause), spent, beside)
 	case res.Method == "ptrace":
 		return fmt.Sprintf("heapscope: heapscope's calls (ptrace) stopped process %d's main thread for %s; its pause in the program is not known", pid, millis(res.Injection))
 	case res.Method == "gdb" && res.Pause > 0:
-		return fmt.Sprintf("%s%s in the program (%s); before that gdb stopped every thread for part of its %s run",
-			head, millis(res.Pause), spent, millis(res.Injection))
+		return fmt.Sprintf("%s%s in the program (%s); before that gdb stopped every thread for part of its %s run%s",
+			head, millis(res.Pause), spent, millis(res.Injection), beside)
 	case res.Method == "gdb":
 		return fmt.Sprintf("heapscope: gdb stopped every thread of process %d for part of its %s run; the pause in the program is not known", pid, millis(res.Injection))
 	case res.Method == "sys.remote_exec" && res.Pause > 0:
-		return fmt.Sprintf("%s%s in the program (%s), after sys.remote_exec", head, millis(res.Pause), spent)
+		return fmt.Sprintf("%s%s in the program (%s), after sys.remote_exec%s", head, millis(res.Pause), spent, beside)
 	}
 	return ""
 }
