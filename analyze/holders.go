@@ -75,6 +75,10 @@ type holderFinder struct {
 	groupOf map[heap.ObjectID]int32 // member -> its group
 	// placeMemo keeps the holder of each referrer met (see holderPlace).
 	placeMemo map[heap.ObjectID]holderKey
+	// aboveMemo keeps what holds each object that only fresh objects
+	// lead to (see above).
+	aboveMemo map[heap.ObjectID][]aboveRef
+	edgeIndex map[heap.ObjectID]map[heap.ObjectID]heap.Label // see edgeTo
 	// placeOf tells, for a fresh object no member dominates (a leaked
 	// Map's new table), the group of objects held at the same place,
 	// or -1; nil when there are no such places.
@@ -87,7 +91,8 @@ type holderFinder struct {
 func newHolderFinder(t *DomTree, r, clean *Retainers, fresh bitset, groups [][]heap.ObjectID) *holderFinder {
 	g := t.g
 	hf := &holderFinder{g: g, t: t, r: r, clean: clean, fresh: fresh, isRoot: rootBits(g), cont: newContainerIndex(g),
-		groupOf: map[heap.ObjectID]int32{}, placeMemo: map[heap.ObjectID]holderKey{}}
+		groupOf: map[heap.ObjectID]int32{}, placeMemo: map[heap.ObjectID]holderKey{},
+		aboveMemo: map[heap.ObjectID][]aboveRef{}, edgeIndex: map[heap.ObjectID]map[heap.ObjectID]heap.Label{}}
 	for i, ms := range groups {
 		for _, m := range ms {
 			if _, dup := hf.groupOf[m]; !dup {
@@ -194,24 +199,37 @@ func (hf *holderFinder) holders(gi int, ms []heap.ObjectID) []Holder {
 	if len(hgs) == 0 {
 		return nil
 	}
-	// What removing each holder alone frees: the members the others do
-	// not reach.
+	// What each holder holds: the members it reaches (through fresh
+	// holders of members, such as a leaked Map's table); and what
+	// removing it alone frees: those of them the others do not reach.
+	// A member no holder reaches (held by an older object that only
+	// fresh objects lead to, such as the assumptions a library made
+	// lazily for a cached number the leaked expressions share) is freed
+	// by removing none of them.
+	mine := make([]bool, len(nodes))
 	seen := make([]bool, len(nodes))
 	var queue []int
-	// drain marks in seen what the members in queue reach in out.
-	drain := func() {
+	// drain marks in `in` what the members in queue reach in out.
+	drain := func(in []bool) {
 		for len(queue) > 0 {
 			v := queue[len(queue)-1]
 			queue = queue[:len(queue)-1]
 			for _, w := range out[v] {
-				if !seen[w] {
-					seen[w] = true
+				if !in[w] {
+					in[w] = true
 					queue = append(queue, w)
 				}
 			}
 		}
 	}
 	for hi, h := range hgs {
+		clear(mine)
+		queue = queue[:0]
+		for j := range h.holds {
+			mine[j] = true
+			queue = append(queue, j)
+		}
+		drain(mine)
 		clear(seen)
 		queue = queue[:0]
 		for hj, o := range hgs {
@@ -225,30 +243,18 @@ func (hf *holderFinder) holders(gi int, ms []heap.ObjectID) []Holder {
 				}
 			}
 		}
-		drain()
+		drain(seen)
 		for j := range members {
+			if !mine[j] {
+				continue
+			}
+			h.Holds++
 			if !seen[j] {
 				h.Frees++
 				h.FreesBytes += hf.t.Retained(nodes[j])
 			}
 		}
 		h.Referrers = len(h.referrers)
-	}
-	// What each holder holds: the members it reaches (through fresh
-	// holders of members, such as a leaked Map's table).
-	for _, h := range hgs {
-		clear(seen)
-		queue = queue[:0]
-		for j := range h.holds {
-			seen[j] = true
-			queue = append(queue, j)
-		}
-		drain()
-		for j := range members {
-			if seen[j] {
-				h.Holds++
-			}
-		}
 	}
 	// The program's places first, then the other groups that hold
 	// these; each by what it holds.
@@ -318,7 +324,12 @@ func (hf *holderFinder) classify(gi int, r heap.ObjectID, ed heap.Edge, j int, a
 		key, other = "group\x00"+strconv.Itoa(og), og
 	} else {
 		if !hf.clean.Reached(r) {
-			return // only fresh objects lead to r: it holds nothing on its own
+			// Only fresh objects lead to r: it holds nothing on its
+			// own, but what holds r holds j through it.
+			for _, up := range hf.above(r) {
+				hf.classify(gi, up.from, heap.Edge{To: up.to, Label: up.l}, j, addNode, out, byKey, hgs)
+			}
+			return
 		}
 		k, ok := hf.placeMemo[r]
 		if !ok {
@@ -344,6 +355,85 @@ func (hf *holderFinder) classify(gi int, r heap.ObjectID, ed heap.Edge, j int, a
 	if hf.t.Retained(ed.To) > hf.t.Retained(h.to) {
 		h.from, h.at, h.label, h.to, h.clean = r, at, ed.Label, ed.To, clean
 	}
+}
+
+// maxAbove bounds the objects [holderFinder.above] goes through.
+const maxAbove = 256
+
+// aboveRef is a reference from object from to object to, by label l.
+type aboveRef struct {
+	from, to heap.ObjectID
+	l        heap.Label
+}
+
+// above returns the references that hold r, an object that only fresh
+// objects lead to and that is neither fresh nor dominated by a member
+// (an older object that only the leaked ones still refer to, such as a
+// cached number whose assumptions a library made lazily, which the
+// leaked expressions share): the references from members, fresh
+// objects and objects of other groups to r, and to objects of its kind
+// that lead to r (at most maxAbove of those). What refers to r by them
+// holds, through r, what r refers to.
+func (hf *holderFinder) above(r heap.ObjectID) []aboveRef {
+	if refs, ok := hf.aboveMemo[r]; ok {
+		return refs
+	}
+	g := hf.g
+	var refs []aboveRef
+	seen := map[heap.ObjectID]bool{r: true}
+	queue := []heap.ObjectID{r}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, q := range g.Referrers(v) {
+			if seen[q] {
+				continue
+			}
+			l, ok := hf.edgeTo(q, v)
+			if !ok {
+				continue
+			}
+			seen[q] = true
+			if hf.owner[q] == uint32(Unreachable) && !hf.fresh.has(uint32(q)) && !hf.clean.Reached(q) {
+				if len(seen) <= maxAbove {
+					queue = append(queue, q)
+				}
+			} else {
+				refs = append(refs, aboveRef{from: q, to: v, l: l})
+			}
+		}
+	}
+	hf.aboveMemo[r] = refs
+	return refs
+}
+
+// edgeTo returns the label of a retaining edge from q to v. An object
+// of many edges (a leaked list of a million older objects) is indexed
+// once, not scanned for each of them.
+func (hf *holderFinder) edgeTo(q, v heap.ObjectID) (heap.Label, bool) {
+	g := hf.g
+	s, e := g.EdgeRange(q)
+	edges := g.AllEdges()[s:e]
+	if len(edges) <= 64 {
+		for _, ed := range edges {
+			if ed.To == v && retains(ed.Label, q, hf.isRoot) {
+				return ed.Label, true
+			}
+		}
+		return 0, false
+	}
+	idx, ok := hf.edgeIndex[q]
+	if !ok {
+		idx = make(map[heap.ObjectID]heap.Label, len(edges))
+		for _, ed := range edges {
+			if _, dup := idx[ed.To]; !dup && retains(ed.Label, q, hf.isRoot) {
+				idx[ed.To] = ed.Label
+			}
+		}
+		hf.edgeIndex[q] = idx
+	}
+	l, ok := idx[v]
+	return l, ok
 }
 
 // GroupHolders returns the independent holders (see [Holder]) of each

@@ -122,3 +122,88 @@ back@0x600 dict 50 -> ['owner']=item
 		}
 	}
 }
+
+// sharedNumHeap is round `round` (0-2) of a workload that keeps eight
+// app.Item per round in the module app's cache dict, and the first
+// `registered` of them in the module reg's set too. Items 2k and 2k+1
+// share number k, which gets an app.Facts when first used (as a library
+// computes a number's assumptions lazily): numbers 0 and 1 were made
+// before the first round, and reg's list holds them until the last;
+// the others are new.
+func sharedNumHeap(t *testing.T, round, registered int) *heap.Graph {
+	n := 8 * round
+	var b strings.Builder
+	b.WriteString("runtime python\nroot module app app\nroot module reg reg\n")
+	var cache, set, old []string
+	for i := 0; i < n; i++ {
+		cache = append(cache, fmt.Sprintf("['k%d']=item%d", i, i))
+		if i < registered {
+			set = append(set, fmt.Sprintf("item%d", i))
+		}
+	}
+	if round < 2 {
+		old = []string{"[0]=num0", "[1]=num1"}
+	}
+	b.WriteString("app@0x100 module 72 -> __dict__=appdict\nappdict@0x200 dict 360 -> .cache=cache\n")
+	fmt.Fprintf(&b, "cache@0x300 dict 640 -> %s\n", strings.Join(cache, " "))
+	b.WriteString("reg@0x400 module 72 -> __dict__=regdict\nregdict@0x500 dict 360 -> .all=all .old=old\n")
+	fmt.Fprintf(&b, "all@0x600 set 200 -> %s\n", strings.Join(set, " "))
+	fmt.Fprintf(&b, "old@0x700 list 72 -> %s\n", strings.Join(old, " "))
+	for k := 0; k < max(2, n/2); k++ {
+		if k < n/2 {
+			fmt.Fprintf(&b, "num%d@%x app.Num 32 -> .facts=facts%d\nfacts%d@%x app.Facts 1000\n", k, 0x1000+k*0x10, k, k, 0x8000+k*0x400)
+		} else {
+			fmt.Fprintf(&b, "num%d@%x app.Num 32\n", k, 0x1000+k*0x10)
+		}
+	}
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "item%d@%x app.Item 56 -> .n=num%d\n", i, 0x10000+i*0x100, i/2)
+	}
+	return heaptest.MustParse(t, b.String())
+}
+
+// TestHoldersThroughOlderObjects: the assumptions (app.Facts) that the
+// workload made for the two numbers made before it are held by those
+// numbers, which only the leaked items still refer to once reg's list
+// lets go of them: the items' finding holds them through the numbers,
+// and removing it frees them. (Before, a number that only leaked
+// objects lead to held nothing and was no way to a holder: the Facts
+// had none, and a member no holder reaches counted as freed by every
+// holder of its finding, as "alone frees 3" beside each of ten holders
+// of a sympy program's expressions said.)
+func TestHoldersThroughOlderObjects(t *testing.T) {
+	for _, registered := range []int{0, 16} {
+		t.Run(fmt.Sprint(registered), func(t *testing.T) {
+			rep := analyze.Leaks(sharedNumHeap(t, 0, 0), sharedNumHeap(t, 1, min(8, registered)),
+				sharedNumHeap(t, 2, registered), analyze.LeakOptions{})
+			items, facts := -1, -1
+			for i, f := range rep.Findings {
+				for _, p := range f.Parts {
+					switch p.Type {
+					case "app.Item":
+						items = i
+					case "app.Facts":
+						facts = i
+					}
+				}
+			}
+			if items < 0 || facts < 0 || items == facts {
+				t.Fatalf("findings %+v: want the items' and the older numbers' Facts apart", rep.Findings)
+			}
+			for _, h := range rep.Findings[items].Holders {
+				// 8 items and the 2 new numbers they share.
+				wantFrees := 0
+				if registered == 0 {
+					wantFrees = 10
+				}
+				if h.Holds != 10 || h.Frees != wantFrees {
+					t.Errorf("items' holder %s: holds %d, frees %d; want 10 and %d", h.Path.Steps[h.At].Type, h.Holds, h.Frees, wantFrees)
+				}
+			}
+			hs := rep.Findings[facts].Holders
+			if len(hs) != 1 || hs[0].Group != items || hs[0].Holds != 2 || hs[0].Frees != 2 || hs[0].FreesBytes != 2000 {
+				t.Errorf("the Facts' holders %+v: want the items' finding (#%d), holding and freeing both (2000 bytes)", hs, items)
+			}
+		})
+	}
+}
