@@ -49,6 +49,13 @@ type Holder struct {
 	// Group is the index of the other group (finding) whose objects
 	// refer here, -1 when the referrers belong to none.
 	Group int `json:"group"`
+	// Bound is the limit of the holding object when the snapshot
+	// records one (an lru_cache with a maxsize, a deque with a maxlen;
+	// see [Bound]), nil otherwise. A bounded holder that is full lets
+	// go of what it holds as it evicts: removing the other holders then
+	// frees those objects in time, even when Frees says removing one
+	// alone frees nothing now.
+	Bound *Bound `json:"bound,omitempty"`
 }
 
 // MaxHolders is how many holders a group lists at most: the ones that
@@ -286,6 +293,11 @@ func (hf *holderFinder) holders(gi int, ms []heap.ObjectID) []Holder {
 		st := Step{Object: h.to, Type: g.TypeName(g.Type(h.to)), Edge: g.EdgeName(h.label), Kind: h.label.Kind()}
 		st.Name, _ = g.Name(h.to)
 		h.Path.Steps = append(h.Path.Steps, st)
+		if h.Group < 0 {
+			if h.Bound = lruBound(g, h.at); h.Bound == nil {
+				h.Bound = maxlenBound(g, h.at)
+			}
+		}
 		res = append(res, h.Holder)
 	}
 	return res

@@ -53,6 +53,12 @@ type LeakReport struct {
 	// aside as known noise.
 	Suppressed        int `json:"suppressed"`
 	SuppressedObjects int `json:"suppressed_objects"`
+	// SitesFrom is the first of the three snapshots (0 baseline, 1
+	// target, 2 final) that records allocation sites, -1 when none
+	// does. The leaked objects were made before target was taken: when
+	// only final records sites (run's watch of the classes that grew
+	// began after target, or tracing did), none of them can have one.
+	SitesFrom int `json:"sites_from"`
 }
 
 // Leaks applies the three-snapshot rule (as memlab does for the web):
@@ -90,7 +96,13 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 	if rules == nil {
 		rules = BuiltinNoise
 	}
-	rep := LeakReport{Runtime: final.Meta().Runtime, Mode: Identify(final)}
+	rep := LeakReport{Runtime: final.Meta().Runtime, Mode: Identify(final), SitesFrom: -1}
+	for i, g := range []*heap.Graph{baseline, target, final} {
+		if g.HasSites() {
+			rep.SitesFrom = i
+			break
+		}
+	}
 	memo := map[*heap.Graph]snapshotPaths{}
 	pathsOf := func(g *heap.Graph) snapshotPaths {
 		sp, ok := memo[g]

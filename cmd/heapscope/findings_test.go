@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -42,6 +44,12 @@ type leakRows struct {
 			Holds int    `json:"holds"`
 			Frees int    `json:"frees"`
 			Group int    `json:"group"`
+			Bound *struct {
+				Kind   string `json:"kind"`
+				Max    int    `json:"max"`
+				Filled int    `json:"filled"`
+			} `json:"bound"`
+			Bounded string `json:"bounded"`
 		} `json:"holders"`
 	} `json:"rows"`
 }
@@ -167,5 +175,52 @@ func TestNodeTrimmedCache(t *testing.T) {
 	if cache.Type != "Rendered" || rendered != 200 || cache.Verdict != "bounded" || cache.Bound == nil ||
 		cache.Bound.Kind != "evicts" || cache.Bound.Filled != 500 {
 		t.Errorf("second finding %q (%s, bound %+v), want 200 Rendered in a cache that evicts, 500 held", cache.Text, cache.Verdict, cache.Bound)
+	}
+}
+
+// TestSympyBoundedHolders runs a real sympy program that keeps every
+// third derivative it computes in its own list, which sympy's caches of
+// derivatives hold too: leaks names the list first, and says of each of
+// sympy's lru_caches among the holders that it is bounded (maxsize
+// 1000), so that the user sees which holder grows for good.
+func TestSympyBoundedHolders(t *testing.T) {
+	py := debianPython(t, "sympy")
+	dir := t.TempDir()
+	runPythonWith(t, py, "symresults.py", dir)
+	snaps := []string{filepath.Join(dir, "a.pysnap"), filepath.Join(dir, "b.pysnap"), filepath.Join(dir, "c.pysnap")}
+	var rep leakRows
+	runJSON(t, &rep, append([]string{"leaks", "--json"}, snaps...)...)
+	if len(rep.Rows) == 0 {
+		t.Fatal("no finding")
+	}
+	first := rep.Rows[0]
+	if first.Place.Text != "list at module __main__.results" || first.Verdict != "grows" {
+		t.Fatalf("first finding %q (%s), want the program's list, growing", first.Text, first.Verdict)
+	}
+	list, lru := false, 0
+	for _, h := range first.Holders {
+		switch {
+		case h.Text == "list at module __main__.results":
+			list = true
+			if h.Bound != nil || h.Bounded != "" {
+				t.Errorf("the program's list is bounded: %+v %q", h.Bound, h.Bounded)
+			}
+		case strings.HasSuffix(h.Text, "(lru_cache)"):
+			lru++
+			if h.Bound == nil || h.Bound.Kind != "lru_cache" || h.Bound.Max != 1000 || h.Bound.Filled <= 0 ||
+				!strings.HasPrefix(h.Bounded, "bounded") || !strings.Contains(h.Bounded, "lru_cache maxsize 1,000") {
+				t.Errorf("holder %q: bound %+v, %q; want sympy's lru_cache, maxsize 1000", h.Text, h.Bound, h.Bounded)
+			}
+		}
+	}
+	if !list || lru == 0 {
+		t.Errorf("holders %+v: want the list and sympy's lru_caches", first.Holders)
+	}
+	var out bytes.Buffer
+	if err := run(append([]string{"leaks"}, snaps...), &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "(lru_cache): holds ") || !strings.Contains(out.String(), "alone frees nothing; bounded") {
+		t.Errorf("the text does not say the caches are bounded:\n%s", out.String())
 	}
 }

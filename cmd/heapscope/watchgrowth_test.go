@@ -37,6 +37,13 @@ func TestRunWatchGrowth(t *testing.T) {
 				if typ != "__main__.Record" || frame["file"] != script || frame["line"] != float64(line) || frame["function"] != "remember" {
 					t.Errorf("the leak (%s) was allocated at %v, want remember in %s:%d", typ, frame, script, line)
 				}
+				// Three snapshots of which only the last has sites:
+				// leaks says that what leaked was made before they were
+				// recorded, and from which snapshot on they are.
+				if from, note := sitesNote(t, snaps[1:4]); from != 2 || !strings.Contains(note, "made before "+snaps[2]+", before the recording began") ||
+					!strings.Contains(note, "taken from "+snaps[3]+" on") {
+					t.Errorf("leaks on snapshots 2-4: sites from %d, note %q; want from the last, before 3", from, note)
+				}
 				// The directory: its last three snapshots.
 				if typ, frame := leakSites(t, []string{dir}); typ != "__main__.Record" || frame["line"] != float64(line) {
 					t.Errorf("leaks DIR: the leak (%s) was allocated at %v, want %s:%d", typ, frame, script, line)
@@ -54,9 +61,26 @@ func TestRunWatchGrowth(t *testing.T) {
 		if strings.Contains(stderr.String(), "grew in both") {
 			t.Errorf("--watch-growth=false, and stderr says:\n%s", stderr.String())
 		}
-		r := leaksJSON(t, waitSnapshots(t, dir, "*-signal.pysnap", 6)[2:5])[0]
+		snaps := waitSnapshots(t, dir, "*-signal.pysnap", 6)
+		r := leaksJSON(t, snaps[2:5])[0]
 		if r.Type != "__main__.Record" || len(r.Allocated.Sites) != 0 {
 			t.Errorf("--watch-growth=false: the first finding is %s with sites %+v, want Record with none", r.Type, r.Allocated.Sites)
 		}
+		if from, note := sitesNote(t, snaps[1:4]); from != -1 || note != "" {
+			t.Errorf("--watch-growth=false: sites from %d, note %q; want none", from, note)
+		}
 	})
+}
+
+// sitesNote returns what leaks --json says of the allocation sites of
+// snaps: the first snapshot that records them, and why what leaked has
+// none.
+func sitesNote(t *testing.T, snaps []string) (int, string) {
+	t.Helper()
+	var rep struct {
+		From int    `json:"sites_from"`
+		Note string `json:"sites_note"`
+	}
+	runJSON(t, &rep, append([]string{"leaks", "--json"}, snaps...)...)
+	return rep.From, rep.Note
 }

@@ -80,3 +80,60 @@ func TestLeakHoldersReport(t *testing.T) {
 	}
 	heaptest.Golden(t, filepath.Join("testdata", "leak-holders.golden"), out.Bytes())
 }
+
+// TestHolderBoundText: a holder the snapshot records a limit of says
+// so, and when none frees anything alone, the head says that the
+// bounded ones let go in time.
+func TestHolderBoundText(t *testing.T) {
+	lru := &analyze.Bound{Kind: "lru_cache", Max: 1000, Filled: 1000}
+	dq := &analyze.Bound{Kind: "maxlen", Max: 500, Filled: 20}
+	for _, tc := range []struct {
+		h    analyze.Holder
+		want string
+	}{
+		{analyze.Holder{Group: -1}, ""},
+		{analyze.Holder{Group: -1, Bound: lru}, "bounded, full and evicting: lru_cache maxsize 1,000, 1,000 filled"},
+		{analyze.Holder{Group: -1, Bound: dq}, "bounded: deque maxlen 500, 20 filled"},
+	} {
+		if got := report.HolderBoundText(tc.h); got != tc.want {
+			t.Errorf("HolderBoundText(%+v) = %q, want %q", tc.h.Bound, got, tc.want)
+		}
+	}
+	hs := []analyze.Holder{{Group: 0}, {Group: -1, Bound: lru}, {Group: 1}}
+	if got, want := report.HeldByText(hs, "finding"), "removing any one alone frees nothing now (1 of them is bounded, and lets go of what it holds as it evicts)"; !strings.HasSuffix(got, want) {
+		t.Errorf("HeldByText = %q, want it to end %q", got, want)
+	}
+	hs[0].Bound = dq
+	if got, want := report.HeldByText(hs, "finding"), "nothing now (2 of them are bounded, and let go of what they hold as they evict)"; !strings.HasSuffix(got, want) {
+		t.Errorf("HeldByText = %q, want it to end %q", got, want)
+	}
+	hs[2].Frees = 3
+	if got := report.HeldByText(hs, "finding"); strings.Contains(got, "frees nothing") {
+		t.Errorf("HeldByText = %q: a holder frees 3", got)
+	}
+}
+
+// TestLeaksSitesNote: when only the final snapshot records allocation
+// sites, leaks says that what leaked was made before they were
+// recorded, and from which snapshot on they are, in text and JSON.
+func TestLeaksSitesNote(t *testing.T) {
+	gs := []*heap.Graph{registryHeap(t, 2), registryHeap(t, 5), registryHeap(t, 8)}
+	srcs := []report.Source{source(gs[0], "a.pysnap"), source(gs[1], "b.pysnap"), source(gs[2], "c.pysnap")}
+	const note = "allocation sites: only c.pysnap records them, and what leaked was made before b.pysnap, before the recording began; leaks on three snapshots taken from c.pysnap on says where it is allocated"
+	for _, from := range []int{-1, 0, 1, 2} {
+		rep := analyze.Leaks(gs[0], gs[1], gs[2], analyze.LeakOptions{})
+		if rep.SitesFrom != -1 {
+			t.Fatalf("sites from %d in snapshots without sites", rep.SitesFrom)
+		}
+		rep.SitesFrom = from
+		for _, f := range []report.Format{report.Text, report.JSON} {
+			var out bytes.Buffer
+			if err := report.Leaks(&out, f, srcs, gs[2], rep, rep.Findings); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(out.String(), note); got != (from == 2) {
+				t.Errorf("sites from %d, %v: says %v that what leaked was made before the recording:\n%s", from, f, got, out.String())
+			}
+		}
+	}
+}

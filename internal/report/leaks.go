@@ -77,6 +77,11 @@ type holderJSON struct {
 	// Group is the number (from 1) of the other finding (or path group)
 	// whose objects hold these; 0 when the holder is none.
 	Group int `json:"group,omitempty"`
+	// Bound is the holding object's limit (see analyze.Holder), and
+	// Bounded says it as text does ("bounded, full and evicting:
+	// lru_cache maxsize 1,000, 1,000 filled").
+	Bound   *analyze.Bound `json:"bound,omitempty"`
+	Bounded string         `json:"bounded,omitempty"`
 }
 
 func findingsJSON(g *heap.Graph, fs []analyze.LeakFinding) []findingJSON {
@@ -389,6 +394,20 @@ func BoundText(b *analyze.Bound) string {
 	return b.Kind
 }
 
+// HolderBoundText says a holder's limit, when it has one: "bounded,
+// full and evicting: lru_cache maxsize 1,000, 1,000 filled" (it lets
+// go of what it holds as it evicts), "bounded: deque maxlen 500, 20
+// filled"; "" otherwise.
+func HolderBoundText(h analyze.Holder) string {
+	switch {
+	case h.Bound == nil:
+		return ""
+	case h.Bound.Full():
+		return "bounded, full and evicting: " + BoundText(h.Bound)
+	}
+	return "bounded: " + BoundText(h.Bound)
+}
+
 // HolderText names a holder: the object that refers into the finding
 // and where it is ("set at module sympy.core.core.all_classes", "class
 // app.Registry"), how many such objects, or the other group (finding,
@@ -443,20 +462,37 @@ func HeldByText(hs []analyze.Holder, group string) string {
 }
 
 // freesNothing is "; removing one alone frees nothing" when none of
-// several holders frees anything alone.
+// several holders frees anything alone; when some of them are bounded
+// (an lru_cache's maxsize, a deque's maxlen), it says that they let go
+// of what they hold in time: "; removing any one alone frees nothing
+// now (2 of them are bounded, and let go of what they hold as they
+// evict)".
 func freesNothing(hs []analyze.Holder) string {
+	bounded := 0
 	for _, h := range hs {
 		if h.Frees > 0 {
 			return ""
 		}
+		if h.Bound != nil {
+			bounded++
+		}
 	}
+	var s string
 	switch len(hs) {
 	case 0, 1:
 		return ""
 	case 2:
-		return "; removing one alone frees nothing"
+		s = "; removing one alone frees nothing"
+	default:
+		s = "; removing any one alone frees nothing"
 	}
-	return "; removing any one alone frees nothing"
+	switch {
+	case bounded == 1:
+		s += " now (1 of them is bounded, and lets go of what it holds as it evicts)"
+	case bounded > 1:
+		s += fmt.Sprintf(" now (%s of them are bounded, and let go of what they hold as they evict)", Count(bounded))
+	}
+	return s
 }
 
 // holdersHead says how many holders there are and what removing one
@@ -495,9 +531,12 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 			SuppObjects int                  `json:"suppressed_objects"`
 			Findings    int                  `json:"findings"`
 			Truncated   bool                 `json:"truncated"`
+			SitesFrom   int                  `json:"sites_from"`
+			SitesNote   string               `json:"sites_note,omitempty"`
 			Rows        []findingJSON        `json:"rows"`
 		}{srcs, rep.Runtime, rep.Mode, rep.New, rep.Leaked, rep.LeakedBytes, rep.Unreached,
-			rep.Suppressed, rep.SuppressedObjects, len(rep.Findings), len(shown) < len(rep.Findings), findingsJSON(final, shown)})
+			rep.Suppressed, rep.SuppressedObjects, len(rep.Findings), len(shown) < len(rep.Findings),
+			rep.SitesFrom, sitesNote(rep, srcs), findingsJSON(final, shown)})
 	}
 	if err := header(w, f, srcs...); err != nil {
 		return err
@@ -518,6 +557,14 @@ func Leaks(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 	}
 	if _, err := fmt.Fprintln(w, line); err != nil {
 		return err
+	}
+	if note := sitesNote(rep, srcs); note != "" {
+		if f == Markdown {
+			note = mdLine(note) + "\n"
+		}
+		if _, err := fmt.Fprintln(w, note); err != nil {
+			return err
+		}
 	}
 	if len(rep.Findings) == 0 {
 		_, err := fmt.Fprintln(w, "no leak found")
@@ -615,6 +662,18 @@ func findingText(w io.Writer, n int, x analyze.LeakFinding) error {
 	return writePartSites(w, x.Parts[:min(len(x.Parts), maxPartsShown)], "    ", "allocated at")
 }
 
+// sitesNote says why the leaked objects have no allocation sites when
+// only the final snapshot records sites: they were made before the
+// target snapshot, before the recording began (run's watch of the
+// classes that grew, tracing started late); "" otherwise.
+func sitesNote(rep analyze.LeakReport, srcs []Source) string {
+	if rep.SitesFrom != 2 || len(srcs) != 3 {
+		return ""
+	}
+	return fmt.Sprintf("allocation sites: only %s records them, and what leaked was made before %s, before the recording began; leaks on three snapshots taken from %s on says where it is allocated",
+		srcs[2].Path, srcs[1].Path, srcs[2].Path)
+}
+
 // HeldByLine says what holds a finding in one line: the path of its one
 // holder (see heldBySteps), or the holders (see HeldByText).
 func HeldByLine(f analyze.LeakFinding) string {
@@ -636,6 +695,9 @@ func writeHolders(w io.Writer, hs []analyze.Holder, group string, width int) {
 		} else {
 			line += "nothing"
 		}
+		if b := HolderBoundText(h); b != "" {
+			line += "; " + b
+		}
 		io.WriteString(w, line+"\n")
 		if h.Group < 0 {
 			io.WriteString(w, wrapSteps("                ", pathSteps(h.Path), width))
@@ -648,7 +710,7 @@ func holdersJSON(g *heap.Graph, hs []analyze.Holder, group string) []holderJSON 
 	out := []holderJSON{}
 	for _, h := range hs {
 		hj := holderJSON{Text: HolderText(h, group), Path: pathToJSON(g, h.Path), Referrers: h.Referrers, Holds: h.Holds,
-			Frees: h.Frees, FreesBytes: h.FreesBytes}
+			Frees: h.Frees, FreesBytes: h.FreesBytes, Bound: h.Bound, Bounded: HolderBoundText(h)}
 		if h.Group >= 0 {
 			hj.Group = h.Group + 1
 		}

@@ -667,7 +667,7 @@
     if (!r.holders || r.holders.length < 2) return HS.pathView(text || r.path, r.sample, stepLink(s));
     return el('div', { class: 'holders' }, HS.pathView(text || r.path, r.sample, stepLink(s)), el('p', { text: r.held_by }),
       el('ul', {}, r.holders.map((h) => el('li', {},
-        `${h.text}: holds ${count(h.holds)}, alone frees ${h.frees ? `${count(h.frees)} (${bytes(h.frees_bytes)})` : 'nothing'}`,
+        `${h.text}: holds ${count(h.holds)}, alone frees ${h.frees ? `${count(h.frees)} (${bytes(h.frees_bytes)})` : 'nothing'}${h.bounded ? `; ${h.bounded}` : ''}`,
         h.group ? '' : el('details', { class: 'holder-path' }, el('summary', { text: 'path' }), HS.pathSteps(h.path, stepLink(s)))))));
   }
 

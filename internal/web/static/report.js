@@ -48,7 +48,7 @@
     if (!r.holders || r.holders.length < 2) return path;
     return el('div', { class: 'holders' }, path, el('p', { text: r.held_by }),
       el('ul', {}, r.holders.map((h) => el('li', {},
-        `${h.text}: holds ${count(h.holds)}, alone frees ${h.frees ? `${count(h.frees)} (${bytes(h.frees_bytes)})` : 'nothing'}`,
+        `${h.text}: holds ${count(h.holds)}, alone frees ${h.frees ? `${count(h.frees)} (${bytes(h.frees_bytes)})` : 'nothing'}${h.bounded ? `; ${h.bounded}` : ''}`,
         h.group ? '' : samplePath('path', h.path)))));
   }
 
