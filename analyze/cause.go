@@ -73,6 +73,11 @@ type Place struct {
 	// Where says where the place is in the program's words (see
 	// [Where]): "in Map sessions of onRequest (closure)".
 	Where string `json:"where,omitempty"`
+	// Name, when not "", names the place's object in the place of its
+	// own name: the family of classes it is one of ("class Gen*"), when
+	// the place is the same field of each class of a large family (see
+	// causeIndex.of). Path still goes to one of them.
+	Name string `json:"name,omitempty"`
 }
 
 // LeakPart is the objects of a finding that one kind of path holds (see
@@ -223,6 +228,7 @@ type causeIndex struct {
 	r     *Retainers
 	fresh bitset
 	cont  *containerIndex
+	fold  map[string]string // classIndex.fold: one factory's classes are one place
 	memo  map[placeEdge]placeKey
 }
 
@@ -240,8 +246,8 @@ type placeKey struct {
 	at    heap.ObjectID // the first fresh object below place
 }
 
-func newCauseIndex(g *heap.Graph, r *Retainers, fresh bitset) *causeIndex {
-	return &causeIndex{g: g, r: r, fresh: fresh, cont: newContainerIndex(g), memo: map[placeEdge]placeKey{}}
+func newCauseIndex(g *heap.Graph, r *Retainers, fresh bitset, fold map[string]string) *causeIndex {
+	return &causeIndex{g: g, r: r, fresh: fresh, cont: newContainerIndex(g), fold: fold, memo: map[placeEdge]placeKey{}}
 }
 
 // of returns the place of object x, which a path must reach: the last
@@ -251,7 +257,10 @@ func newCauseIndex(g *heap.Graph, r *Retainers, fresh bitset) *causeIndex {
 // key is the same for every object held at one place of the program:
 // the signature of the place's path (see [MergePaths]), its object's
 // name (two classes' static fields are two places), and the field that
-// holds the objects, or "*" for a container's entries.
+// holds the objects, or "*" for a container's entries. The classes of
+// a large family (see classIndex.fold) are one place: the static field
+// T of every class a factory made (Gen0.T, Gen1.T, ...) holds one kind
+// of object, at one place of the program.
 func (c *causeIndex) of(x heap.ObjectID) placeKey {
 	v := x
 	p, l := c.r.Parent(v)
@@ -261,6 +270,7 @@ func (c *causeIndex) of(x heap.ObjectID) placeKey {
 	}
 	if p == SuperRoot || p == Unreachable {
 		sig, kind, root := c.r.signature(v)
+		sig, _ = foldSteps(c.fold, sig)
 		return placeKey{key: signatureKey(PathGroup{RootKind: kind, RootName: root, Signature: sig}) + "\x00root", place: heap.None, at: v}
 	}
 	ref := placeEdge{p, l}
@@ -286,7 +296,9 @@ func (c *causeIndex) of(x heap.ObjectID) placeKey {
 		edge = ""
 	}
 	sig, kind, root := c.r.signature(h)
+	sig, _ = foldSteps(c.fold, sig)
 	name, _ := c.g.Name(h)
+	name, _ = foldClassName(c.fold, name)
 	key := signatureKey(PathGroup{RootKind: kind, RootName: root, Signature: sig}) + "\x00" + name + "\x00"
 	if edge == "" {
 		key += "*"

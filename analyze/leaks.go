@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -197,7 +198,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 			noise[i] = heldBySetAside(owned, ownedRule, groups[i].PathGroup)
 		}
 	}
-	ci := newCauseIndex(final, fin.r, fresh)
+	ci := newCauseIndex(final, fin.r, fresh, fin.c.fold)
 	var causes []*cause
 	byKey := map[string]*cause{}
 	for i, fg := range groups {
@@ -304,7 +305,7 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 			}
 			f.Gains.New = [2]int{n, gained[c.key][main]}
 		}
-		f.Place = placeOf(final, fin.r, clean, c, f.Parts[0])
+		f.Place = placeOf(final, fin.r, clean, c, f.Parts[0], fin.c.fold)
 		f.Bound = lruBound(final, c.place)
 		if f.Bound == nil {
 			f.Bound = maxlenBound(final, c.place)
@@ -386,8 +387,10 @@ func partTypes(ps []LeakPart) map[string]bool {
 
 // placeOf describes cause c's place: the path to its object (a clean
 // one, through no fresh object, when there is one) and where it is in
-// the program's words, from that path and the biggest part's type.
-func placeOf(g *heap.Graph, r, clean *Retainers, c *cause, biggest LeakPart) Place {
+// the program's words, from that path and the biggest part's type; the
+// classes of a family that fold maps are named by its pattern (see
+// Place.Name).
+func placeOf(g *heap.Graph, r, clean *Retainers, c *cause, biggest LeakPart, fold map[string]string) Place {
 	pl := Place{Edge: c.edge}
 	at := c.place
 	paths := clean
@@ -408,7 +411,11 @@ func placeOf(g *heap.Graph, r, clean *Retainers, c *cause, biggest LeakPart) Pla
 	sig = slices.Clone(sig)
 	if name, ok := g.Name(at); ok && len(sig) >= 1 {
 		sig[len(sig)-1].Name = name
+		if fam, ok := foldClassName(fold, name); ok {
+			pl.Name = fam
+		}
 	}
+	sig, _ = foldSteps(fold, sig)
 	// A field that holds a container of the objects: where the
 	// container is ("in Array change of Object _events").
 	if c.at != heap.None && c.at != sampleTarget(biggest.PathGroup) {
@@ -565,10 +572,19 @@ func signatureKey(grp PathGroup) string {
 // that grew and stayed. It returns the groups, how many objects each
 // group's path held in baseline, target and final, and the objects of
 // final those paths hold (the leaked ones).
+//
+// The instances of the classes of a large family (see classIndex.fold)
+// are counted as one type in all three snapshots, under the family's
+// pattern, whichever snapshot has eight names of it: a class per
+// plugin loader (Task$$Lambda$102/0x..., a new name in each loader) is
+// a new type in every snapshot, so by its own name none grows from
+// target to final, and the registry that holds one instance per loader
+// would read as stopped growing.
 func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph) snapshotPaths, rep *LeakReport) ([]famGroup, [][3]int, []heap.ObjectID) {
 	fin := pathsOf(final)
 	paths, tree := fin.r, fin.t
-	cb, ct, cf := typeCounts(baseline), typeCounts(target), typeCounts(final)
+	shareFolds(pathsOf(baseline).c, pathsOf(target).c, fin.c)
+	cb, ct, cf := typeCounts(baseline, fin.c.fold), typeCounts(target, fin.c.fold), typeCounts(final, fin.c.fold)
 	var types []string
 	for name, n := range ct {
 		if n > cb[name] && cf[name] >= n {
@@ -591,7 +607,7 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 	// dominates.
 	cfin := map[string]int{}
 	var leaked []heap.ObjectID
-	byType := objectsOfTypes(final, types, nil)
+	byType := objectsOfTypes(final, types, fin.c.fold)
 	for _, name := range types {
 		for _, id := range byType[name] {
 			if !paths.Reached(id) {
@@ -630,12 +646,32 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 	return groups, per, kept
 }
 
-func typeCounts(g *heap.Graph) map[string]int {
+// typeCounts counts g's objects per type name, the instances of the
+// classes fold maps summed under their family's pattern.
+func typeCounts(g *heap.Graph, fold map[string]string) map[string]int {
 	m := map[string]int{}
 	for _, s := range Summary(g) {
-		m[s.Type] = s.Count
+		name := s.Type
+		if p, ok := fold[name]; ok {
+			name = p
+		}
+		m[name] += s.Count
 	}
 	return m
+}
+
+// shareFolds gives each of cs the folds of all of them, so that the
+// instances of one family's classes are summed alike in every snapshot
+// (a family folded in final may have fewer than minFoldNames names in
+// the baseline).
+func shareFolds(cs ...*classIndex) {
+	all := map[string]string{}
+	for _, c := range cs {
+		maps.Copy(all, c.fold)
+	}
+	for _, c := range cs {
+		maps.Copy(c.fold, all)
+	}
 }
 
 // objectsOfTypes returns, for each named type (names sorted), its

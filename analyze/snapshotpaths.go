@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/heapscope/heapscope/heap"
 )
@@ -114,26 +115,57 @@ func (sp snapshotPaths) objectKey(id heap.ObjectID) string {
 }
 
 // foldSig returns sig with the types of the classes of large families
-// (see classIndex.fold) replaced by their pattern, and whether any was.
+// (see classIndex.fold) replaced by their pattern, and so the names of
+// those classes on the way, and whether any was (see foldSteps).
 func (sp snapshotPaths) foldSig(sig []SigStep) ([]SigStep, bool) {
-	if len(sp.c.fold) == 0 {
+	return foldSteps(sp.c.fold, sig)
+}
+
+// foldSteps returns sig with the types that fold maps (the instances of
+// a large family's classes) replaced by their family's pattern, and so
+// the names of those classes on the way ("class Gen17" becomes "class
+// Gen*": the static fields of one factory's classes are one place), and
+// whether any was. It does not modify sig.
+func foldSteps(fold map[string]string, sig []SigStep) ([]SigStep, bool) {
+	if len(fold) == 0 {
 		return sig, false
 	}
 	var out []SigStep
 	for i, st := range sig {
-		p, ok := sp.c.fold[st.Type]
-		if !ok {
+		p, ok := fold[st.Type]
+		q, named := foldClassName(fold, st.Name)
+		if !ok && !named {
 			continue
 		}
 		if out == nil {
 			out = slices.Clone(sig)
 		}
-		out[i].Type = p
+		if ok {
+			out[i].Type = p
+		}
+		if named {
+			out[i].Name = q
+		}
 	}
 	if out == nil {
 		return sig, false
 	}
 	return out, true
+}
+
+// foldClassName returns the name of a class object ("class Gen17") with
+// the class's name replaced by its family's pattern ("class Gen*") when
+// fold maps it, and whether it does.
+func foldClassName(fold map[string]string, name string) (string, bool) {
+	class, ok := strings.CutPrefix(name, "class ")
+	if !ok {
+		return name, false
+	}
+	p, ok := fold[class]
+	if !ok {
+		return name, false
+	}
+	return "class " + p, true
 }
 
 // foldGroups sums the groups (in MergePaths' order) whose signatures

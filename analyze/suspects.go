@@ -60,10 +60,16 @@ type Suspect struct {
 }
 
 // ElementGroup is the objects of one type that accumulate at a point.
+// The instances of the classes of a large family (see classIndex.fold:
+// a lambda class per plugin loader, a proxy class per interface) are
+// one group, whose Type is the family's pattern ("Task$$Lambda$*/*").
 type ElementGroup struct {
 	Type     string
 	Count    int
 	Retained uint64
+	// Types, when over 1, is how many types the group sums: the classes
+	// of the family whose pattern Type is.
+	Types int
 }
 
 // maxElementGroups bounds Suspect.Elements.
@@ -124,7 +130,7 @@ func Suspects(t *DomTree, opt SuspectOptions) []Suspect {
 	}
 	total := t.Retained(SuperRoot)
 	s := &suspectFinder{t: t, h: newContainerIndex(t.g), opt: opt,
-		threshold: uint64(opt.MinShare * float64(total)), code: codeObjects(t.g)}
+		threshold: uint64(opt.MinShare * float64(total)), code: codeObjects(t.g), fold: newClassIndex(t.g).fold}
 	var rest []heap.ObjectID
 	for _, c := range t.kidsOf(SuperRoot) {
 		if t.Retained(c) <= s.threshold {
@@ -153,7 +159,43 @@ type suspectFinder struct {
 	opt       SuspectOptions
 	threshold uint64
 	out       []Suspect
-	code      bitset // the program's code (codeObjects), never an accumulation
+	code      bitset            // the program's code (codeObjects), never an accumulation
+	fold      map[string]string // classIndex.fold: a large family's instances are one group
+}
+
+// elementGroups sums objects into ElementGroups by type, the instances
+// of a large family's classes as one (see ElementGroup).
+type elementGroups struct {
+	g      *heap.Graph
+	fold   map[string]string
+	byName map[string]*ElementGroup
+	types  map[string]map[heap.TypeID]bool // of the groups that fold sums
+}
+
+func newElementGroups(g *heap.Graph, fold map[string]string) *elementGroups {
+	return &elementGroups{g: g, fold: fold, byName: map[string]*ElementGroup{}, types: map[string]map[heap.TypeID]bool{}}
+}
+
+// add counts x, which retains retained bytes, in its type's group.
+func (eg *elementGroups) add(x heap.ObjectID, retained uint64) *ElementGroup {
+	ty := eg.g.Type(x)
+	name := eg.g.TypeName(ty)
+	if p, ok := eg.fold[name]; ok {
+		name = p
+		if eg.types[name] == nil {
+			eg.types[name] = map[heap.TypeID]bool{}
+		}
+		eg.types[name][ty] = true
+	}
+	e := eg.byName[name]
+	if e == nil {
+		e = &ElementGroup{Type: name}
+		eg.byName[name] = e
+	}
+	e.Count++
+	e.Retained += retained
+	e.Types = len(eg.types[name])
+	return e
 }
 
 // walk reports the suspect top, which retains more than the threshold,
@@ -271,20 +313,13 @@ const chainRun = 16
 func (s *suspectFinder) elements(point heap.ObjectID, chained bool, skip []heap.ObjectID) (groups []ElementGroup, code uint64) {
 	t, g, h := s.t, s.t.g, s.h
 	owns := func(entry, v heap.ObjectID) bool { return t.Idom(v) == entry }
-	byType := map[heap.TypeID]*ElementGroup{}
+	eg := newElementGroups(g, s.fold)
 	add := func(x heap.ObjectID) {
 		if s.code.has(uint32(x)) {
 			code += t.Retained(x)
 			return
 		}
-		ty := g.Type(x)
-		e := byType[ty]
-		if e == nil {
-			e = &ElementGroup{Type: g.TypeName(ty)}
-			byType[ty] = e
-		}
-		e.Count++
-		e.Retained += t.Retained(x)
+		eg.add(x, t.Retained(x))
 	}
 	stack := append([]heap.ObjectID(nil), t.kidsOf(point)...)
 	pointType := g.Type(point)
@@ -314,8 +349,8 @@ func (s *suspectFinder) elements(point heap.ObjectID, chained bool, skip []heap.
 			add(x)
 		}
 	}
-	out := make([]ElementGroup, 0, len(byType))
-	for _, e := range byType {
+	out := make([]ElementGroup, 0, len(eg.byName))
+	for _, e := range eg.byName {
 		out = append(out, *e)
 	}
 	slices.SortFunc(out, func(a, b ElementGroup) int {
@@ -359,28 +394,29 @@ func (s *suspectFinder) groups(rest []heap.ObjectID) {
 			code.set(uint32(r.Object))
 		}
 	}
-	byType := map[heap.TypeID]*Suspect{}
-	var order []heap.TypeID
+	byType := map[*ElementGroup]*Suspect{}
+	var order []*ElementGroup
+	eg := newElementGroups(g, s.fold)
 	for _, x := range rest {
 		if code.has(uint32(x)) || s.code.has(uint32(x)) || g.Flags(x)&heap.FlagSynthetic != 0 {
 			continue
 		}
-		ty := g.Type(x)
-		sp := byType[ty]
+		e := eg.add(x, t.Retained(x))
+		sp := byType[e]
 		if sp == nil {
 			sp = &Suspect{Object: x, Point: heap.None, Holder: heap.None}
-			byType[ty] = sp
-			order = append(order, ty)
+			byType[e] = sp
+			order = append(order, e)
 		}
 		sp.Members = append(sp.Members, x)
 		sp.Retained += t.Retained(x)
 	}
-	for _, ty := range order {
-		sp := byType[ty]
+	for _, e := range order {
+		sp := byType[e]
 		if sp.Retained <= s.threshold || len(sp.Members) < 2 {
 			continue
 		}
-		sp.Elements = []ElementGroup{{Type: g.TypeName(ty), Count: len(sp.Members), Retained: sp.Retained}}
+		sp.Elements = []ElementGroup{*e}
 		sp.Keeps = Kept(t, sp.Members)
 		s.out = append(s.out, *sp)
 	}

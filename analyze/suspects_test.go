@@ -203,7 +203,7 @@ func TestSuspectsGroup(t *testing.T) {
 	}
 	_, _, s := oneSuspect(t, b.String())
 	if len(s.Members) != 30 || s.Point != heap.None || s.Retained != 30*220 ||
-		len(s.Elements) != 1 || s.Elements[0] != (ElementGroup{"java.lang.Thread", 30, 30 * 220}) {
+		len(s.Elements) != 1 || s.Elements[0] != (ElementGroup{Type: "java.lang.Thread", Count: 30, Retained: 30 * 220}) {
 		t.Errorf("group suspect %+v, want the 30 threads retaining %d", s, 30*220)
 	}
 }
@@ -223,7 +223,7 @@ func TestSuspectsPython(t *testing.T) {
 	if g.TypeName(g.Type(s.Point)) != "dict" || s.Holder != s.Point || s.Point == 1 {
 		t.Errorf("point %d, holder %d; want the cache dict for both", s.Point, s.Holder)
 	}
-	want := []ElementGroup{{"app.Session", 20, 6000}, {"str", 20, 1000}}
+	want := []ElementGroup{{Type: "app.Session", Count: 20, Retained: 6000}, {Type: "str", Count: 20, Retained: 1000}}
 	if fmt.Sprint(s.Elements) != fmt.Sprint(want) {
 		t.Errorf("elements %v, want %v", s.Elements, want)
 	}
@@ -312,7 +312,7 @@ m Map 40 -> table=tab
 		t.Errorf("suspect %s, holder %s, point %s; want the Window, the Map, its table",
 			g.TypeName(g.Type(s.Object)), g.TypeName(g.Type(s.Holder)), g.TypeName(g.Type(s.Point)))
 	}
-	if len(s.Elements) == 0 || s.Elements[0] != (ElementGroup{"RequestContext", 30, 30000}) {
+	if len(s.Elements) == 0 || s.Elements[0] != (ElementGroup{Type: "RequestContext", Count: 30, Retained: 30000}) {
 		t.Errorf("elements %+v, want 30 RequestContext first", s.Elements)
 	}
 }
@@ -355,5 +355,30 @@ func TestSuspectsCode(t *testing.T) {
 		if strings.Join(texts, "; ") != want {
 			t.Errorf("data %v: suspects %q, want %q", data, texts, want)
 		}
+	}
+}
+
+// TestSuspectsFoldFamily: a static list holds one lambda per plugin
+// loader, each of a hidden class of its own (Task$$Lambda$101/0x...),
+// as a class loader leak does. What accumulates is the instances of that
+// family's classes, as one element group, not one lambda of one class.
+func TestSuspectsFoldFamily(t *testing.T) {
+	const n = minFoldNames + 2
+	var b strings.Builder
+	b.WriteString("runtime java\n" + jdkNoise(10))
+	b.WriteString("host java.lang.Class 100 -> REGISTRY=list\nname host class Host\nroot class host sticky class\n")
+	b.WriteString("list java.util.ArrayList 24 -> elementData=arr\n")
+	var slots []string
+	for i := 0; i < n; i++ {
+		cls := fmt.Sprintf("Task$$Lambda$%d/0x0000000800c%04x", 100+i, 0x1000+i*0x28)
+		fmt.Fprintf(&b, "l%d %s 16 -> internal:<class>=k%d state=s%d\n", i, cls, i, i)
+		fmt.Fprintf(&b, "s%d long[] 1000\n", i)
+		fmt.Fprintf(&b, "k%d java.lang.Class 100\nname k%d class %s\nroot class k%d sticky class\n", i, i, cls, i)
+		slots = append(slots, fmt.Sprintf("[%d]=l%d", i, i))
+	}
+	fmt.Fprintf(&b, "arr java.lang.Object[] %d -> %s\n", 16+4*n, strings.Join(slots, " "))
+	_, _, s := oneSuspect(t, b.String())
+	if len(s.Elements) != 1 || s.Elements[0].Type != "Task$$Lambda$*/*" || s.Elements[0].Count != n || s.Elements[0].Types != n {
+		t.Errorf("elements %+v, want %d instances of the %d classes Task$$Lambda$*/*", s.Elements, n, n)
 	}
 }

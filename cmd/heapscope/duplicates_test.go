@@ -242,14 +242,8 @@ func checkStructCopies(t *testing.T, snaps []string, typ, cacheAt string, o stru
 // are compared by value; leaks cannot match objects across HPROF dumps,
 // so its finding is every function (588) and all their struct types.
 func TestJavaCopies(t *testing.T) {
-	if _, err := exec.LookPath("javac"); err != nil {
-		t.Skip("javac is not installed")
-	}
 	t.Parallel()
-	dir := t.TempDir()
-	if out, err := exec.Command("javac", "-d", dir, filepath.Join("testdata", "structcache", "StructCache.java")).CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
+	dir := compileJava(t, filepath.Join("testdata", "structcache", "StructCache.java"))
 	out, err := exec.Command("java", "-Xmx256m", "-cp", dir, "structcache.StructCache", dir).Output()
 	if err != nil {
 		t.Fatalf("java: %v", err)

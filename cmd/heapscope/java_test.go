@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -160,14 +162,8 @@ func TestJavaLoaderLeak(t *testing.T) {
 // that one interval cannot tell a cache that filled once from a leak,
 // and top counts what only a soft reference holds as alive.
 func TestJavaLeakPlaces(t *testing.T) {
-	if _, err := exec.LookPath("javac"); err != nil {
-		t.Skip("javac is not installed")
-	}
 	t.Parallel()
-	dir := t.TempDir()
-	if out, err := exec.Command("javac", "-d", dir, filepath.Join("testdata", "warmup", "Warmup.java")).CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
+	dir := compileJava(t, filepath.Join("testdata", "warmup", "Warmup.java"))
 	if out, err := exec.Command("java", "-Xmx64m", "-cp", dir, "Warmup", dir).CombinedOutput(); err != nil {
 		t.Fatalf("java: %v\n%s", err, out)
 	}
@@ -247,4 +243,71 @@ func TestJavaLeakPlaces(t *testing.T) {
 			t.Errorf("trend over %d snapshots: says %q: %v, want %v:\n%s", len(snaps), oneInterval, said, len(snaps) == 2, out.String())
 		}
 	}
+}
+
+// TestJavaGeneratedClassLeak runs testdata/javacloader: a script host
+// that compiles each script in-process with the JDK's compiler into a
+// class of its own name (Gen0, Gen1, ...) in a loader of its own, keeps
+// every script object, and lets each register a lambda, whose class the
+// script's loader defines (Gen7$$Lambda$...). Each round makes new
+// classes, so by their own names no type grows from target to final:
+// the registries, growing by 10 a round, read "held 0, 10, 10: stopped
+// growing", which check passes, and each class's static table was a
+// finding of its own ("1 JavacLoader$Table at class Gen17.T"). The instances of
+// one factory's classes are counted as one type, and one field of each
+// of its classes is one place.
+func TestJavaGeneratedClassLeak(t *testing.T) {
+	t.Parallel()
+	dir := compileJava(t, filepath.Join("testdata", "javacloader", "JavacLoader.java"))
+	if out, err := exec.Command("java", "-Xmx128m", "-XX:+UseSerialGC", "-cp", dir, "JavacLoader", dir, "10").CombinedOutput(); err != nil {
+		t.Fatalf("java: %v\n%s", err, out)
+	}
+	snaps := []string{filepath.Join(dir, "baseline.hprof"), filepath.Join(dir, "target.hprof"), filepath.Join(dir, "final.hprof")}
+	var leaks struct {
+		Rows []struct {
+			Text    string `json:"text"`
+			Verdict string `json:"verdict"`
+			Gains   struct {
+				Counts []int `json:"counts"`
+			} `json:"gains"`
+		} `json:"rows"`
+	}
+	runJSON(t, &leaks, append([]string{"leaks", "--json", "--top", "0"}, snaps...)...)
+	want := map[string]bool{
+		"30 instances of classes Gen*$$Lambda$*/* in java.util.ArrayList at class JavacLoader.LISTENERS": false,
+		"30 instances of classes Gen* in java.util.ArrayList at class JavacLoader.KEPT":                  false,
+		"30 JavacLoader$Table at class Gen*.T":                                                           false,
+	}
+	perClass := regexp.MustCompile(`class Gen[0-9]+`)
+	for _, r := range leaks.Rows {
+		if _, ok := want[r.Text]; ok {
+			want[r.Text] = true
+			if r.Verdict != "grows" || !slices.Equal(r.Gains.Counts, []int{10, 20, 30}) {
+				t.Errorf("%q: %s, held %v; want grows, held 10, 20, 30", r.Text, r.Verdict, r.Gains.Counts)
+			}
+		}
+		if perClass.MatchString(r.Text) {
+			t.Errorf("finding %q is one class's: a finding per generated class", r.Text)
+		}
+	}
+	for text, found := range want {
+		if !found {
+			t.Errorf("no finding %q", text)
+		}
+	}
+}
+
+// compileJava compiles the Java source src into a new temporary
+// directory, which it returns; it skips the test when javac is not
+// installed.
+func compileJava(t *testing.T, src string) string {
+	t.Helper()
+	if _, err := exec.LookPath("javac"); err != nil {
+		t.Skip("javac is not installed")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("javac", "-d", dir, src).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	return dir
 }

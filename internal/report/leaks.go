@@ -246,6 +246,11 @@ func placeText(f analyze.LeakFinding) string {
 	if n == 0 {
 		return ""
 	}
+	if f.Place.Name != "" {
+		// One field of every class of a family: "class Gen*.T".
+		p.Steps = slices.Clone(p.Steps)
+		p.Steps[n-1].Name = f.Place.Name
+	}
 	last := p.Steps[n-1]
 	if f.Place.Edge != "" {
 		q := p

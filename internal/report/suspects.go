@@ -75,6 +75,7 @@ type elementGroupJSON struct {
 	Type     string `json:"type"`
 	Count    int    `json:"count"`
 	Retained uint64 `json:"retained_bytes"`
+	Types    int    `json:"types,omitempty"` // the classes of the family whose pattern Type is
 }
 
 func suspectsJSON(t *analyze.DomTree, rows []SuspectRow) []suspectJSON {
@@ -101,7 +102,8 @@ func suspectsJSON(t *analyze.DomTree, rows []SuspectRow) []suspectJSON {
 // SuspectText says in one line where a suspect's memory accumulates, in
 // the program's terms: "900 app.Session in java.util.HashMap at class
 // app.Cache.SESSIONS" (the biggest element group, the holder and where
-// the holder is), or for a group "50 java.lang.Thread, held by no single
+// the holder is; "310 instances of classes Task$$Lambda$*/*" for a
+// family's instances), or for a group "50 java.lang.Thread, held by no single
 // object", "60 memoryview -> 60 numpy.ndarray float64 (512, 256), 1.0
 // MiB each, held outside the heap" (what the members keep, and where
 // they are when all are held outside the heap).
@@ -110,8 +112,7 @@ func SuspectText(g *heap.Graph, r SuspectRow) string {
 		if len(r.Elements) == 0 {
 			return ObjectText(g, r.Object)
 		}
-		e := r.Elements[0]
-		s := Count(e.Count) + " " + e.Type
+		s := elementText(r.Elements[0])
 		if len(r.Keeps) > 0 {
 			s += " -> " + KeepsText(g, r.Keeps[:1])
 		}
@@ -131,8 +132,17 @@ func SuspectText(g *heap.Graph, r SuspectRow) string {
 	if len(r.Elements) == 0 {
 		return holder
 	}
-	e := r.Elements[0]
-	return Count(e.Count) + " " + e.Type + " in " + holder
+	return elementText(r.Elements[0]) + " in " + holder
+}
+
+// elementText says what an element group is: "900 app.Session", or
+// "310 instances of classes Task$$Lambda$*/*" for the instances of a
+// family's classes, as leaks names them.
+func elementText(e analyze.ElementGroup) string {
+	if e.Types > 1 {
+		return Count(e.Count) + " instances of classes " + e.Type
+	}
+	return Count(e.Count) + " " + e.Type
 }
 
 // PlaceText says where the last object of a path is, as an expression a
