@@ -31,6 +31,8 @@ type Options struct {
 	// class histograms handed to it instead of dumps (see jvm.Run).
 	JavaCensus func(rows []jvm.ClassCount, taken time.Time, err error)
 
+	// Stdin, Stdout and Stderr are the program's; heapscope writes its
+	// messages to Stderr too, one write at a time (see Serialize).
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 }
@@ -57,6 +59,7 @@ func Run(o Options) (snapshots int, err error) {
 
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = env
+	o.Stdout, o.Stderr = Serialize(o.Stdout, o.Stderr)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
 	// What a killed heapscope or program left in the directory goes; the
 	// snapshots there now are not this run's.

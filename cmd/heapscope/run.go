@@ -100,6 +100,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	// The program's output and heapscope's messages share the writers
+	// (see supervisor.Serialize).
+	stdout, stderr = supervisor.Serialize(stdout, stderr)
 	keep := *out != ""
 	if !keep {
 		// The censuses are only served: a directory of heapscope's own,
