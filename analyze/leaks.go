@@ -140,15 +140,19 @@ func Leaks(baseline, target, final *heap.Graph, opt LeakOptions) LeakReport {
 		// Group only the leaked objects no other leaked object dominates:
 		// the rest are part of their retained sizes, not parts of their
 		// own.
-		top := withChained(tree, leaked)
+		top := withChained(tree, leaked, topOf(tree, leaked))
 		top = preferElements(tree, leaked, top)
 		rep.Held = len(leaked) - len(top)
 		// Where the leaked objects were allocated: as final says, or else
 		// as target, which had them too, does.
 		groups, rep.Unreached = fin.mergeSites(top, target)
 		groupedObjs = top
-		// What the places gained from target to final, counted alike.
-		later = preferElements(tree, made, withChained(tree, made))
+		// What the places gained from target to final, counted alike,
+		// each where it is held: the entries made since target of a Map
+		// that an object made since target holds (the Timeout and Promise
+		// of an async loop's await, which hold the program's state for
+		// the snapshot) are that Map's gains, not the Timeout's.
+		later = preferElements(tree, made, withChained(tree, made, nearestOf(tree, made)))
 	}
 	members := fin.members(groups, groupedObjs)
 	if opt.Scaling && rep.Mode != IdentityNone {
@@ -460,14 +464,48 @@ func findHolders(rep *LeakReport, fin snapshotPaths, clean *Retainers, fresh bit
 	}
 }
 
-// withChained returns the members of set that no other member dominates
-// ([TopMost]), and with them the members that are container entries held
-// by an entry of their own type in set (the nodes chained to a bucket's
-// first node): they are elements of the same container, and with their
-// signatures equal (see [MergePaths]) they count in the same finding,
-// whose retained size already holds them.
-func withChained(t *DomTree, set []heap.ObjectID) []heap.ObjectID {
+// topOf returns the members of set that no other member dominates
+// ([TopMost]).
+func topOf(t *DomTree, set []heap.ObjectID) []heap.ObjectID {
 	top, _ := TopMost(t, set)
+	return top
+}
+
+// nearestOf returns the reachable members of set whose immediate
+// dominator is not a member, in ID order: those that a member dominates
+// only through objects outside set are kept, unlike [TopMost]'s. An
+// object of set that holds the program's older objects (a Timeout made
+// since target that holds a module's context) leaves what those hold to
+// them.
+func nearestOf(t *DomTree, set []heap.ObjectID) []heap.ObjectID {
+	in := newBitset(t.n)
+	for _, x := range set {
+		if int(x) < t.n && t.Reachable(x) {
+			in.set(uint32(x))
+		}
+	}
+	seen := newBitset(t.n)
+	var out []heap.ObjectID
+	for _, x := range set {
+		if !in.has(uint32(x)) || seen.has(uint32(x)) {
+			continue
+		}
+		seen.set(uint32(x)) // once: set may list x twice
+		if p := t.Idom(x); p == SuperRoot || p == Unreachable || !in.has(uint32(p)) {
+			out = append(out, x)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// withChained returns top (the members of set that [topOf] or
+// [nearestOf] chose) and with them the members that are container
+// entries held by an entry of their own type in set (the nodes chained
+// to a bucket's first node): they are elements of the same container,
+// and with their signatures equal (see [MergePaths]) they count in the
+// same finding, whose retained size already holds them.
+func withChained(t *DomTree, set, top []heap.ObjectID) []heap.ObjectID {
 	entry := entryTypes(t.g)
 	if entry == nil {
 		return top
@@ -634,7 +672,7 @@ func growthGroups(baseline, target, final *heap.Graph, pathsOf func(*heap.Graph)
 			rep.New += n - gb[k]
 		}
 	}
-	top := withChained(tree, kept)
+	top := withChained(tree, kept, topOf(tree, kept))
 	top = preferElements(tree, kept, top)
 	rep.Held = len(kept) - len(top)
 	groups, _ := fin.merge(top)

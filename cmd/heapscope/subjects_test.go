@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,28 @@ func subjects(t *testing.T, pkg string) string {
 	}
 	if _, err := os.Stat(filepath.Join(dir, pkg, "package.json")); err != nil {
 		t.Skipf("npm package %s is not installed in %s (%s)", pkg, dir, hint)
+	}
+	return dir
+}
+
+// runESLintScript writes n small CommonJS modules into DIR/src, DIR a
+// new temporary directory, and runs testdata/script with node on DIR and
+// the installed eslint (see [subjects]); it returns DIR.
+func runESLintScript(t *testing.T, script string, n int) string {
+	t.Helper()
+	mods := subjects(t, "eslint")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.MkdirAll(src, 0o700)
+	for i := range n {
+		code := fmt.Sprintf("'use strict';\nconst parts = [];\nfunction build%d(n) {\n  let s = '';\n  for (let i = 0; i < n; i++) { s += i; parts.push({ s, i, k: [i, i + 1] }); }\n  return s == parts.join('') ? parts : null;\n}\nmodule.exports = { build%d };\n", i, i)
+		os.WriteFile(filepath.Join(src, fmt.Sprintf("m%d.js", i)), []byte(code), 0o600)
+	}
+	path, _ := filepath.Abs(filepath.Join("testdata", script))
+	cmd := exec.Command("node", path, dir)
+	cmd.Env = append(os.Environ(), "SUBJECTS="+mods)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
 	}
 	return dir
 }
@@ -104,20 +127,7 @@ func TestExpressLeaks(t *testing.T) {
 // finding at the program's array, first, with the whole structure's
 // retained size, in at most three findings.
 func TestESLintPluginLeak(t *testing.T) {
-	mods := subjects(t, "eslint")
-	dir := t.TempDir()
-	src := filepath.Join(dir, "src")
-	os.MkdirAll(src, 0o700)
-	for i := range 10 {
-		code := fmt.Sprintf("'use strict';\nconst parts = [];\nfunction build%d(n) {\n  let s = '';\n  for (let i = 0; i < n; i++) { s += i; parts.push({ s, i, k: [i, i + 1] }); }\n  return s == parts.join('') ? parts : null;\n}\nmodule.exports = { build%d };\n", i, i)
-		os.WriteFile(filepath.Join(src, fmt.Sprintf("m%d.js", i)), []byte(code), 0o600)
-	}
-	script, _ := filepath.Abs(filepath.Join("testdata", "eslintleak.js"))
-	cmd := exec.Command("node", script, dir)
-	cmd.Env = append(os.Environ(), "SUBJECTS="+mods)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("node: %v\n%s", err, out)
-	}
+	dir := runESLintScript(t, "eslintleak.js", 10)
 	snap := func(n string) string { return filepath.Join(dir, n+".heapsnapshot") }
 	var rep leakRows
 	runJSON(t, &rep, "leaks", "--json", "--top", "0", snap("1"), snap("2"), snap("3"))
@@ -134,6 +144,35 @@ func TestESLintPluginLeak(t *testing.T) {
 	}
 	if first.Retained*10 < total*9 {
 		t.Errorf("the first finding retains %d bytes of %d: want the whole structure in it", first.Retained, total)
+	}
+}
+
+// TestESLintResultsWhileAwaiting runs a lint server's loop through
+// eslint's API that keeps every call's results in a module-level Map
+// (testdata/eslintresults.js), with its snapshots taken while the loop
+// awaits a sleep, as a snapshot of a running server is: the sleep's
+// Timeout, made anew each time, then holds the loop's state and the Map.
+// The entries the Map gained after target are its gains, and check
+// fails on it; they were counted at the Timeout, and the Map "grew by
+// 30, then 0: stopped growing", which check passed.
+func TestESLintResultsWhileAwaiting(t *testing.T) {
+	dir := runESLintScript(t, "eslintresults.js", 5)
+	snaps := []string{filepath.Join(dir, "1.heapsnapshot"), filepath.Join(dir, "2.heapsnapshot"), filepath.Join(dir, "3.heapsnapshot")}
+	var rep leakRows
+	runJSON(t, &rep, append([]string{"leaks", "--json", "--top", "0"}, snaps...)...)
+	if len(rep.Rows) == 0 || !strings.HasSuffix(rep.Rows[0].Place.Text, ".lastResults") {
+		t.Fatalf("findings %+v, want the Map lastResults first", rep.Rows)
+	}
+	// Six rounds of five lintText calls between each two snapshots.
+	f := rep.Rows[0]
+	if f.Verdict != "grows" || f.Gains.New != [2]int{30, 30} {
+		t.Errorf("the Map's finding %q: %s, gains %v; want growing, [30 30]", f.Text, f.Verdict, f.Gains.New)
+	}
+	var out bytes.Buffer
+	err := run(append([]string{"check"}, snaps...), &out, io.Discard)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitLeak || !strings.Contains(out.String(), "leak: ") {
+		t.Errorf("check: %v, want exit %d on the Map\n%s", err, exitLeak, out.String())
 	}
 }
 

@@ -89,7 +89,7 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		if !v.Fail {
 			mark = "pass (" + v.Reason + ")"
 		}
-		line := fmt.Sprintf("%s: %s, retained %s, %s; %s", mark, FindingText(x), Bytes(x.Retained), GrowthText(x), HeldByLine(x))
+		line := fmt.Sprintf("%s: %s, retained %s, %s; %s", mark, FindingText(x), Bytes(x.Retained), GrowthText(x), heldByLineNamed(x, checkHolder(rep)))
 		if s := SitesLine(x.Parts[0].Alloc); s != "" {
 			line += ", allocated at " + s
 		}
@@ -114,6 +114,25 @@ func Check(w io.Writer, f Format, srcs []Source, final *heap.Graph, rep analyze.
 		}
 	}
 	return nil
+}
+
+// checkHolder names a holder as [HolderText] does, and another finding
+// by what it is ("the objects of 4 (compiled code) at
+// (compiled code).function_data, set aside: v8-compiled-code"): check's
+// lines have no numbers, and list no finding set aside as noise, so
+// "finding #96" would name nothing a reader can find.
+func checkHolder(rep analyze.LeakReport) func(analyze.Holder) string {
+	return func(h analyze.Holder) string {
+		if h.Group < 0 || h.Group >= len(rep.Findings) {
+			return HolderText(h, "finding")
+		}
+		o := rep.Findings[h.Group]
+		s := "the objects of " + FindingText(o)
+		if o.Noise != "" {
+			s += ", set aside: " + o.Noise
+		}
+		return s
+	}
 }
 
 func junit(w io.Writer, final *heap.Graph, rep analyze.LeakReport, vs []Verdict, fails int) error {
@@ -148,7 +167,7 @@ func junit(w io.Writer, final *heap.Graph, rep analyze.LeakReport, vs []Verdict,
 		c := testcase{Name: mainType(x) + " held by " + SignatureText(biggest.PathGroup), Classname: "heapscope.leaks." + rep.Runtime}
 		if v.Fail {
 			c.Failure = &failure{
-				Message: fmt.Sprintf("%s leaked, retaining %s (%d bytes); %s", FindingText(x), Bytes(x.Retained), x.Retained, HeldByText(x.Holders, "finding")),
+				Message: fmt.Sprintf("%s leaked, retaining %s (%d bytes); %s", FindingText(x), Bytes(x.Retained), x.Retained, heldByNamed(x.Holders, checkHolder(rep))),
 				Type:    "leak",
 				Text:    GrowthText(x) + "\nheld by " + SignatureText(biggest.PathGroup) + "\ne.g. " + PathText(biggest.Sample),
 			}

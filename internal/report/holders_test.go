@@ -137,3 +137,32 @@ func TestLeaksSitesNote(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckNamesHoldingFinding: check's lines have no numbers and list
+// no finding set aside as noise, so a finding held by the objects of
+// another says which by what it is, not "finding #2" (a V8 string
+// constant that two functions' compiled code made since the baseline
+// hold: check said "held by the objects of finding #96" of express's).
+func TestCheckNamesHoldingFinding(t *testing.T) {
+	snap := func(codes string) *heap.Graph {
+		return heaptest.MustParse(t, "runtime v8\nroot vm r (root)\nr@0x1 (root) 0 -> [1]=prog\nprog@0x3 Program 40 -> "+codes)
+	}
+	made := "[0]=c1 [1]=c2\nc1@0x11 Code 64 -> consts=s\nc2@0x13 Code 64 -> consts=s\ns@0x15 (string) 24\n"
+	gs := []*heap.Graph{snap("\n"), snap(made), snap(made)}
+	rep := analyze.Leaks(gs[0], gs[1], gs[2], analyze.LeakOptions{KeepNoise: true,
+		Noise: []analyze.NoiseRule{{Name: "code", Type: "Code", Reason: "code"}}})
+	var vs []report.Verdict
+	for _, x := range rep.Findings {
+		vs = append(vs, report.Verdict{Finding: x, Fail: x.Noise == ""})
+	}
+	srcs := []report.Source{source(gs[0], "a"), source(gs[1], "b"), source(gs[2], "c")}
+	for _, f := range []report.Format{report.Text, report.JUnit} {
+		var out bytes.Buffer
+		if err := report.Check(&out, f, srcs, gs[2], rep, vs); err != nil {
+			t.Fatal(err)
+		}
+		if want := "held by the objects of 2 Code in Program at (root)[1], set aside: code"; !strings.Contains(out.String(), want) || strings.Contains(out.String(), "finding #") {
+			t.Errorf("check (%v) does not say %q:\n%s", f, want, out.String())
+		}
+	}
+}

@@ -453,15 +453,20 @@ func HolderText(h analyze.Holder, group string) string {
 // dict at module app._cache and set at module sympy.core.core.all_classes;
 // removing one alone frees nothing".
 func HeldByText(hs []analyze.Holder, group string) string {
+	return heldByNamed(hs, func(h analyze.Holder) string { return HolderText(h, group) })
+}
+
+// heldByNamed is [HeldByText] with each holder named by name.
+func heldByNamed(hs []analyze.Holder, name func(analyze.Holder) string) string {
 	switch len(hs) {
 	case 0:
 		return "held only through other leaked objects"
 	case 1:
-		return "held by " + HolderText(hs[0], group)
+		return "held by " + name(hs[0])
 	}
 	var names []string
 	for _, h := range hs {
-		names = append(names, HolderText(h, group))
+		names = append(names, name(h))
 	}
 	return fmt.Sprintf("held by %d holders: %s%s", len(hs), joinAnd(names), freesNothing(hs))
 }
@@ -682,8 +687,13 @@ func sitesNote(rep analyze.LeakReport, srcs []Source) string {
 // HeldByLine says what holds a finding in one line: the path of its one
 // holder (see heldBySteps), or the holders (see HeldByText).
 func HeldByLine(f analyze.LeakFinding) string {
+	return heldByLineNamed(f, func(h analyze.Holder) string { return HolderText(h, "finding") })
+}
+
+// heldByLineNamed is [HeldByLine] with each holder named by name.
+func heldByLineNamed(f analyze.LeakFinding, name func(analyze.Holder) string) string {
 	if len(f.Holders) > 1 || len(f.Holders) == 1 && f.Holders[0].Group >= 0 {
-		return HeldByText(f.Holders, "finding")
+		return heldByNamed(f.Holders, name)
 	}
 	return "held by " + strings.Join(heldBySteps(f), pathSep)
 }
