@@ -37,8 +37,10 @@ var codeTypeNames = map[string]map[string]bool{
 // objects), Python modules, functions, code objects, descriptors,
 // properties and the namespaces of modules and classes (the dicts their
 // __dict__ edges reach), and V8's compiled code, function infos and
-// object shapes. What the code holds is not marked: a module's cache,
-// a class's table of instances, stay data.
+// object shapes, and the source text a V8 script keeps (the string its
+// source edge reaches: typescript.js's is 8.7 MiB). What the code holds
+// is not marked: a module's cache, a class's table of instances, stay
+// data.
 func codeObjects(g *heap.Graph) bitset {
 	out := newBitset(g.NumObjects())
 	isClass := classTypes(g)
@@ -56,6 +58,13 @@ func codeObjects(g *heap.Graph) bitset {
 			continue
 		}
 		out.set(uint32(v))
+		if rt == "v8" && names[g.TypeName(t)] {
+			for _, e := range g.Edges(heap.ObjectID(v)) {
+				if !e.Label.IsIndex() && e.Label.Kind() != heap.Weak && g.String(e.Label.Name()) == "source" && strings.HasSuffix(g.TypeName(g.Type(e.To)), "string)") {
+					out.set(uint32(e.To))
+				}
+			}
+		}
 		if !spaces[t] {
 			continue
 		}

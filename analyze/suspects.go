@@ -260,6 +260,9 @@ func (s *suspectFinder) walk(top heap.ObjectID) {
 	}
 	var code uint64
 	sp.Elements, code = s.elements(point, chained, below)
+	if s.code.has(uint32(point)) && t.g.Meta().Runtime == "v8" {
+		code += t.g.Size(point) // a script's source text: code itself
+	}
 	if own-min(own, code) <= s.threshold {
 		return // what accumulates is the program's code, not its data
 	}

@@ -382,3 +382,44 @@ func TestSuspectsFoldFamily(t *testing.T) {
 		t.Errorf("elements %+v, want %d instances of the %d classes Task$$Lambda$*/*", s.Elements, n, n)
 	}
 }
+
+// TestSuspectsScriptSource: a large library's source text, which V8
+// keeps for its script (typescript.js: 8.7 MiB, half the heap of a
+// program that only loaded it), is its code, no suspect; a Map of the
+// program's objects beside it is.
+func TestSuspectsScriptSource(t *testing.T) {
+	for _, data := range []bool{false, true} {
+		var b strings.Builder
+		b.WriteString("runtime v8\nroot vm r (root)\nr (root) 0 -> [1]=global\nflags r synthetic\n")
+		b.WriteString("global global 40 -> ts=exports app=ctx\nexports Object 24 -> createProgram=fn\n")
+		b.WriteString("fn createProgram+(closure) 56 -> internal:shared=sfi\nsfi (compiled+code) 80 -> internal:script_or_debug_info=script\n")
+		b.WriteString("script (compiled+code) 72 -> internal:source=src\nsrc (string) 9000\n")
+		if !data {
+			b.WriteString("ctx system+/+Context 40\n")
+		} else {
+			var slots []string
+			for i := 0; i < 30; i++ {
+				slots = append(slots, fmt.Sprintf("[%d]=c%d", i, i))
+				fmt.Fprintf(&b, "c%d RequestContext 300\n", i)
+			}
+			b.WriteString("ctx system+/+Context 40 -> sessions=m\nm Map 40 -> internal:table=tab\n")
+			fmt.Fprintf(&b, "tab (array) 300 -> %s\n", strings.Join(slots, " "))
+		}
+		g := heaptest.MustParse(t, b.String())
+		var texts []string
+		for _, s := range Suspects(Dominators(g, DomOptions{}), SuspectOptions{}) {
+			text := g.TypeName(g.Type(s.Point))
+			if len(s.Elements) > 0 {
+				text = fmt.Sprintf("%d %s", s.Elements[0].Count, s.Elements[0].Type)
+			}
+			texts = append(texts, text)
+		}
+		want := ""
+		if data {
+			want = "30 RequestContext"
+		}
+		if strings.Join(texts, "; ") != want {
+			t.Errorf("data %v: suspects %q, want %q", data, texts, want)
+		}
+	}
+}
