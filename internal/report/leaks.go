@@ -364,10 +364,7 @@ func GrowthText(f analyze.LeakFinding) string {
 	}
 	switch f.Verdict {
 	case analyze.Bounded:
-		if f.Bound.Full() {
-			return "bounded, full and evicting: " + BoundText(f.Bound) + "; " + grew
-		}
-		return "bounded: " + BoundText(f.Bound) + "; " + grew
+		return boundedText(f.Bound) + "; " + grew
 	case analyze.Stopped:
 		if g.Held != nil {
 			// Identity's gains that the counts overruled (turnover).
@@ -404,13 +401,19 @@ func BoundText(b *analyze.Bound) string {
 // go of what it holds as it evicts), "bounded: deque maxlen 500, 20
 // filled"; "" otherwise.
 func HolderBoundText(h analyze.Holder) string {
-	switch {
-	case h.Bound == nil:
+	if h.Bound == nil {
 		return ""
-	case h.Bound.Full():
-		return "bounded, full and evicting: " + BoundText(h.Bound)
 	}
-	return "bounded: " + BoundText(h.Bound)
+	return boundedText(h.Bound)
+}
+
+// boundedText says a limit as a place's growth and a holder do:
+// "bounded, full and evicting: ..." when b is full, else "bounded: ...".
+func boundedText(b *analyze.Bound) string {
+	if b.Full() {
+		return "bounded, full and evicting: " + BoundText(b)
+	}
+	return "bounded: " + BoundText(b)
 }
 
 // HolderText names a holder: the object that refers into the finding
